@@ -71,6 +71,7 @@ def stage(executed: dict[str, Path], dest: Path) -> Path:
     if dest.exists(): shutil.rmtree(dest)
     (dest / "nbs").mkdir(parents=True)
     for f in ("_config.yml", "_toc.yml"): shutil.copy(ROOT / f, dest / f)
+    shutil.copytree(ROOT / "_ext", dest / "_ext")
     for name, path in executed.items(): shutil.copy(path, dest / "nbs" / f"{name}.ipynb")
     mathjax = ROOT / "node_modules" / "mathjax" / "es5"
     if not mathjax.is_dir():
