@@ -39,7 +39,7 @@ test: env chromium
 lock:
 	rm -rf _build/lockenv && $(PYTHON) -m venv _build/lockenv
 	_build/lockenv/bin/pip install -q -r requirements.in
-	_build/lockenv/bin/pip freeze --exclude-editable | grep -v '^embeval' > requirements.lock
+	_build/lockenv/bin/pip freeze --all --exclude-editable | grep -v '^embeval' > requirements.lock
 	rm -rf _build/lockenv
 
 clean:

