@@ -12,7 +12,7 @@ import numpy as np
 from tqdm.auto import tqdm
 
 # %% auto #0
-__all__ = ['make_rng', 'seed_everything', 'set_progress', 'progress_enabled', 'progress', 'parallel_map', 'cache_dir',
+__all__ = ['make_rng', 'seed_everything', 'jit', 'set_progress', 'progress_enabled', 'progress', 'parallel_map', 'cache_dir',
            'cache_key', 'save_array_atomic', 'cached_array', 'record_dir', 'record_file', 'read_records', 'record']
 
 # %% ../nbs/core.ipynb #c005
@@ -32,6 +32,15 @@ def seed_everything(seed: int) -> None:
         torch.manual_seed(seed)
 
 # %% ../nbs/core.ipynb #c009
+def jit(func: Callable) -> Callable:
+    "`numba.njit(cache=True)(func)`, or plain `njit` where numba cannot place a disk cache (notebook code)."
+    from numba import njit
+    try:
+        return njit(cache=True)(func)
+    except RuntimeError:
+        return njit(func)
+
+# %% ../nbs/core.ipynb #c012
 _PROGRESS = {"enabled": None}
 
 def set_progress(enabled: bool | None) -> None:
@@ -49,7 +58,7 @@ def progress(iterable: Iterable, *, total: int | None = None, desc: str | None =
     off = (not progress_enabled()) if disable is None else disable
     return tqdm(iterable, total=total, desc=desc, disable=off, **kwargs)
 
-# %% ../nbs/core.ipynb #c012
+# %% ../nbs/core.ipynb #c015
 def parallel_map(func: Callable, items: Sequence, *, n_jobs: int = 1, backend: str | None = None,
                  desc: str | None = None, batch_size: int | str = "auto") -> list:
     "`[func(x) for x in items]`, run by joblib with `n_jobs` workers on `backend` (None: loky, or 'dask')."
@@ -61,7 +70,7 @@ def parallel_map(func: Callable, items: Sequence, *, n_jobs: int = 1, backend: s
         runner = Parallel(return_as="generator", batch_size=batch_size)
         return list(progress(runner(delayed(func)(x) for x in items), total=len(items), desc=desc))
 
-# %% ../nbs/core.ipynb #c015
+# %% ../nbs/core.ipynb #c018
 def cache_dir(path: str | os.PathLike | None = None) -> Path:
     "Where cached arrays live: `path`, else `$EMBEVAL_CACHE`, else the user cache directory."
     if path is None:
@@ -78,7 +87,7 @@ def cache_key(*parts: Any) -> str:
     for part in parts: h.update(repr(part).encode()); h.update(b"\0")
     return h.hexdigest()[:32]
 
-# %% ../nbs/core.ipynb #c016
+# %% ../nbs/core.ipynb #c019
 def save_array_atomic(path: str | os.PathLike, array: np.ndarray) -> Path:
     "Write `array` to `path` (.npy) so that a reader sees either the old file or the complete new one."
     path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
@@ -92,7 +101,7 @@ def save_array_atomic(path: str | os.PathLike, array: np.ndarray) -> Path:
         raise
     return path
 
-# %% ../nbs/core.ipynb #c017
+# %% ../nbs/core.ipynb #c020
 def cached_array(key: str, compute: Callable[[], np.ndarray], *, directory: str | os.PathLike | None = None) -> np.ndarray:
     "The array cached under `key`, computing it with `compute()` and saving it atomically if absent."
     path = cache_dir(directory) / f"{key}.npy"
@@ -102,7 +111,7 @@ def cached_array(key: str, compute: Callable[[], np.ndarray], *, directory: str 
     save_array_atomic(path, array)
     return array
 
-# %% ../nbs/core.ipynb #c020
+# %% ../nbs/core.ipynb #c023
 def record_dir() -> Path:
     "The folder of record files: `$EMBEVAL_RECORD_DIR`, else `_build/records`."
     return Path(os.environ.get("EMBEVAL_RECORD_DIR", Path("_build") / "records"))
