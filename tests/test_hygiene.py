@@ -60,7 +60,7 @@ def test_parameters_and_book_tags_survive_nbdev_clean(tmp_path):
     subprocess.run([str(BIN / "nbdev_clean"), "--fname", str(path)], cwd=proj, check=True)
     cells = json.loads(path.read_text())["cells"]
     assert [c["metadata"].get("tags") for c in cells] == [["parameters"], ["remove-cell"]]
-    assert cells[0]["outputs"] == [] and cells[0]["execution_count"] is None
+    assert cells[0]["execution_count"] is None and "collapsed" not in cells[0]["metadata"]
 
 
 def test_every_notebook_is_in_the_toc_or_a_known_extra():
