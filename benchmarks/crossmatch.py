@@ -1,0 +1,95 @@
+"""Minimum-weight perfect matching for the crossmatch test: embeval_nb against networkx and rustworkx, one run.
+
+    python benchmarks/crossmatch.py            # full run (networkx at N = 400 takes ~30 s)
+    python benchmarks/crossmatch.py --quick    # N <= 400 without networkx at 400, no N = 5000
+
+All tools solve the same problem: Euclidean distances of N points (two samples of N/2 in d = 50, the second
+shifted by 0.2), minimum total distance over perfect matchings. networkx gets the float distances
+(`min_weight_matching`); rustworkx needs integer weights, so it gets ours (C - round(d * 2^30 / d_max)) with
+`max_cardinality=True`, i.e. exactly our problem. Every total cost is checked against ours. One core: run with
+NUMBA_NUM_THREADS=1 OMP_NUM_THREADS=1 (set below before numpy is imported). Ratios are measured in this run.
+"""
+import os
+import sys
+import time
+
+for var in ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(var, "1")
+
+import networkx as nx
+import numpy as np
+import rustworkx as rx
+
+from embeval_nb.crossmatch import _complete_edges, crossmatch_test, min_weight_perfect_matching
+
+
+def points(N, d=50, seed=0):
+    rng = np.random.default_rng(seed)
+    return np.vstack([rng.normal(size=(N // 2, d)), rng.normal(size=(N - N // 2, d)) + 0.2])
+
+
+def timed(f, *args, **kw):
+    t = time.perf_counter()
+    out = f(*args, **kw)
+    return out, time.perf_counter() - t
+
+
+def true_cost(Z, pairs):
+    pairs = np.asarray(pairs)
+    return float(np.linalg.norm(Z[pairs[:, 0]] - Z[pairs[:, 1]], axis=1).sum())
+
+
+def run_networkx(Z):
+    D = np.linalg.norm(Z[:, None] - Z[None], axis=-1)
+    G = nx.Graph()
+    N = len(Z)
+    G.add_weighted_edges_from((i, j, D[i, j]) for i in range(N) for j in range(i + 1, N))
+    return [tuple(sorted(e)) for e in nx.min_weight_matching(G)]
+
+
+def run_rustworkx(Z, scale):
+    ei, ej, q = _complete_edges(Z, 0, scale, np.zeros((0, 0), np.int64))
+    C = 2 ** 30 + 1
+    G = rx.PyGraph()
+    G.add_nodes_from(range(len(Z)))
+    G.add_edges_from(list(zip(ei.tolist(), ej.tolist(), (C - q).tolist())))
+    return sorted(tuple(sorted(e)) for e in rx.max_weight_matching(G, max_cardinality=True, weight_fn=lambda x: x))
+
+
+def main(quick=False):
+    min_weight_perfect_matching(points(40), method="dense")           # compile (cached on disk afterwards)
+    min_weight_perfect_matching(points(200), method="sparse")
+    rows = []
+    plan = [(200, True, True), (400, not quick, True), (1000, False, True)] + ([] if quick else [(5000, False, False)])
+    for N, with_nx, with_rx in plan:
+        Z = points(N)
+        sparse, t_sparse = timed(min_weight_perfect_matching, Z, method="sparse")
+        ours = true_cost(Z, sparse.pairs)
+        row = dict(N=N, sparse=t_sparse, rounds=sparse.rounds)
+        if N <= 1000:
+            dense, row["dense"] = timed(min_weight_perfect_matching, Z, method="dense")
+            assert dense.cost == sparse.cost
+        if with_rx:
+            M, row["rustworkx"] = timed(run_rustworkx, Z, sparse.scale)
+            assert abs(true_cost(Z, M) - ours) < 1e-6 * ours
+        if with_nx:
+            M, row["networkx"] = timed(run_networkx, Z)
+            assert abs(true_cost(Z, M) - ours) < 1e-6 * ours
+        X, Y = Z[:N // 2], Z[N // 2:]
+        res, row["test"] = timed(crossmatch_test, X, Y)
+        row["a1"], row["p"] = res.a1, res.p_value
+        rows.append(row)
+        print(f"N={N:5d}  ours sparse+certificate {t_sparse:7.3f} s ({sparse.rounds} solves)"
+              + (f"  ours dense {row['dense']:7.3f} s" if "dense" in row else "")
+              + (f"  rustworkx {row['rustworkx']:7.3f} s" if "rustworkx" in row else "")
+              + (f"  networkx {row['networkx']:7.2f} s" if "networkx" in row else "")
+              + f"  | full test {row['test']:.3f} s, A1={res.a1}, p={res.p_value:.3g}", flush=True)
+    print("\nratios (time of the other tool / ours, sparse route):")
+    for row in rows:
+        parts = [f"{k} {row[k] / row['sparse']:.0f}x" for k in ("networkx", "rustworkx", "dense") if k in row]
+        print(f"  N={row['N']:5d}: " + ", ".join(parts))
+    return rows
+
+
+if __name__ == "__main__":
+    main(quick="--quick" in sys.argv)
