@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
-from tqdm.auto import tqdm
+from tqdm import tqdm  # plain text bars: tqdm.auto needs ipywidgets in notebooks and warns without it
 
 # %% auto #0
 __all__ = ['make_rng', 'seed_everything', 'jit', 'set_progress', 'progress_enabled', 'progress', 'parallel_map', 'cache_dir',

@@ -59,6 +59,7 @@ def execute(name: str, stem: str, params: dict, scale: str) -> Path:
     if records.exists(): records.unlink()
     os.environ["EMBEVAL_RECORD_DIR"] = str(records.parent)
     os.environ["EMBEVAL_RECORD_FILE"] = str(records)
+    os.environ["EMBEVAL_PROGRESS"] = "0"  # progress bars are for interactive runs, not for the pages
     t = time.time()
     pm.execute_notebook(str(ROOT / "nbs" / f"{name}.ipynb"), str(out), parameters=params, cwd=str(ROOT),
                         kernel_name="python3", progress_bar=False)
