@@ -1,0 +1,334 @@
+"""Tests of embeval_nb.wmd: every kernel against POT, plain numpy or a direct formula, on seeded random inputs."""
+import numpy as np
+import ot
+import pytest
+import scipy.sparse as sp
+
+from embeval_nb.wmd import (bow_distances, bow_l1_cost, bow_matrix, bow_neighbours, drop_duplicates, emd, emd2,
+                            evaluate_knn, evaluate_wknn, find_duplicates, idf_weights, knn_predict, normalize_embeddings,
+                            onehot_embeddings, tfidf, travel_distances, vocabulary, wknn_predict, wmd, wmd_knn,
+                            wmd_neighbours, wmd_paired, wmd_pairwise)
+
+METRIC_POT = {"euclidean": "euclidean", "sqeuclidean": "sqeuclidean", "cityblock": "cityblock"}
+
+
+def random_docs(rng, n, V, sizes, *, counts=True):
+    "CSR (n, V) documents with the given numbers of distinct words (cycled), integer counts or real weights."
+    rows = []
+    for i in range(n):
+        m = sizes[i % len(sizes)]
+        row = np.zeros(V)
+        words = rng.choice(V, m, replace=False)
+        row[words] = rng.integers(1, 4, m) if counts else rng.random(m) + 1e-3
+        rows.append(row)
+    return sp.csr_matrix(np.array(rows))
+
+
+def pot_wmd(x, y, E, metric="euclidean"):
+    "WMD with POT on the same marginals and an exactly computed cost (scipy cdist)."
+    from scipy.spatial.distance import cdist
+    x, y = np.asarray(x).ravel(), np.asarray(y).ravel()
+    i, j = np.flatnonzero(x), np.flatnonzero(y)
+    M = cdist(E[i], E[j], metric=METRIC_POT[metric])
+    return ot.emd2(x[i] / x[i].sum(), y[j] / y[j].sum(), M, numItermax=10**7)
+
+
+# --- the solver -------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("n1,n2", [(1, 1), (1, 7), (7, 1), (2, 2), (5, 9), (31, 31), (60, 25), (120, 140), (300, 300)])
+@pytest.mark.parametrize("kind", ["random", "uniform", "integer_cost"])
+def test_emd2_matches_pot(n1, n2, kind):
+    rng = np.random.default_rng(n1 * 1000 + n2)
+    if kind == "uniform":        # maximally degenerate: equal weights
+        a, b, M = np.ones(n1), np.ones(n2), rng.random((n1, n2))
+    elif kind == "integer_cost":  # ties in the costs
+        a, b, M = rng.integers(1, 4, n1) * 1.0, rng.integers(1, 4, n2) * 1.0, rng.integers(0, 3, (n1, n2)) * 1.0
+    else:
+        a, b, M = rng.random(n1), rng.random(n2), rng.random((n1, n2))
+    ref = ot.emd2(a / a.sum(), b / b.sum(), M, numItermax=10**7)
+    np.testing.assert_allclose(emd2(a, b, M), ref, rtol=1e-9, atol=1e-15)
+    F = emd(a, b, M)
+    assert F.min() >= 0
+    np.testing.assert_allclose(F.sum(1), a / a.sum(), atol=1e-12)
+    np.testing.assert_allclose(F.sum(0), b / b.sum(), atol=1e-12)
+
+
+@pytest.mark.parametrize("metric", ["euclidean", "sqeuclidean", "cityblock"])
+def test_wmd_matches_pot_on_random_documents(metric):
+    rng = np.random.default_rng(1)
+    V, d = 400, 20
+    E = rng.normal(size=(V, d))
+    sizes = [1, 2, 3, 5, 10, 31, 50, 100, 300]
+    X = random_docs(rng, 18, V, sizes)
+    for i in range(0, 18, 2):
+        x, y = X[i].toarray().ravel(), X[i + 1].toarray().ravel()
+        np.testing.assert_allclose(wmd(x, y, E, metric=metric), pot_wmd(x, y, E, metric), rtol=1e-9)
+    # shared words (the metric shortcut keeps shared mass in place): overlapping documents
+    for m in [1, 4, 30, 200]:
+        x = np.zeros(V); y = np.zeros(V)
+        x[rng.choice(80, min(m, 80), replace=False)] = rng.random(min(m, 80))
+        y[rng.choice(80, min(m, 80), replace=False)] = rng.random(min(m, 80))
+        np.testing.assert_allclose(wmd(x, y, E, metric=metric), pot_wmd(x, y, E, metric), rtol=1e-9, atol=1e-14)
+        assert wmd(x, x, E, metric=metric) == pytest.approx(0.0, abs=1e-14)
+
+
+def test_wmd_accepts_sparse_rows_and_paired():
+    rng = np.random.default_rng(2)
+    E = rng.normal(size=(50, 4)); X = random_docs(rng, 6, 50, [3, 8, 12])
+    ref = [pot_wmd(X[i].toarray(), X[i + 3].toarray(), E) for i in range(3)]
+    np.testing.assert_allclose([wmd(X[i], X[i + 3], E) for i in range(3)], ref, rtol=1e-9)
+    np.testing.assert_allclose(wmd_paired(X[:3], X[3:], E), ref, rtol=1e-9)
+
+
+def test_proposition_4_1():
+    rng = np.random.default_rng(3)
+    for V in [1, 2, 10, 60]:
+        for _ in range(5):
+            x = rng.integers(0, 3, V).astype(float); y = rng.integers(0, 3, V).astype(float)
+            x[rng.integers(V)] += 1; y[rng.integers(V)] += 1
+            l1 = np.abs(x / x.sum() - y / y.sum()).sum()
+            np.testing.assert_allclose(wmd(x, y, onehot_embeddings(V)), l1, rtol=1e-12, atol=1e-15)
+            np.testing.assert_allclose(emd2(x, y, bow_l1_cost(V)), l1, rtol=1e-12, atol=1e-15)
+            np.testing.assert_allclose(bow_distances(x[None], y[None], norm="l1", metric="l1")[0, 0], l1, rtol=1e-12)
+
+
+def test_travel_distances():
+    rng = np.random.default_rng(4)
+    E = rng.normal(size=(30, 3)); X = random_docs(rng, 2, 30, [9, 12])
+    costs, masses = travel_distances(X[0], X[1], E)
+    assert masses.min() > 0
+    np.testing.assert_allclose(masses.sum(), 1.0)
+    np.testing.assert_allclose((costs * masses).sum(), pot_wmd(X[0].toarray(), X[1].toarray(), E), rtol=1e-9)
+
+
+# --- nearest neighbours -------------------------------------------------------------------------------------
+
+def brute_knn(P, k, exclude_self=False):
+    P = P.copy()
+    if exclude_self: P[np.arange(len(P)), np.arange(len(P))] = np.inf
+    idx = np.argsort(P, axis=1, kind="stable")[:, :k]
+    return np.take_along_axis(P, idx, 1), idx
+
+
+@pytest.fixture(scope="module")
+def knn_data():
+    rng = np.random.default_rng(5)
+    V = 300
+    E = normalize_embeddings(rng.normal(size=(V, 8)))
+    X = random_docs(rng, 120, V, [2, 5, 9, 14, 20, 30])
+    X = sp.vstack([X, X[:4], X[10:12] * 2])   # duplicates (distance 0 ties) and proportional rows
+    return X, E
+
+
+@pytest.mark.parametrize("metric", ["euclidean", "sqeuclidean", "cityblock"])
+def test_wmd_pairwise_matches_pot(knn_data, metric):
+    X, E = knn_data
+    P = wmd_pairwise(X[:5], X[:40], E, metric=metric)
+    ref = np.array([[pot_wmd(X[i].toarray(), X[j].toarray(), E, metric) for j in range(40)] for i in range(5)])
+    np.testing.assert_allclose(P, ref, rtol=1e-9, atol=1e-14)
+
+
+@pytest.mark.parametrize("metric", ["euclidean", "sqeuclidean", "cityblock"])
+@pytest.mark.parametrize("k", [1, 7, 19])
+def test_wmd_knn_equals_brute_force(knn_data, metric, k):
+    X, E = knn_data
+    P = wmd_pairwise(X[:30], X, E, metric=metric)
+    dist, idx = wmd_knn(X[:30], X, E, k, metric=metric)
+    ref_d, ref_i = brute_knn(P, k)
+    np.testing.assert_array_equal(idx, ref_i)
+    np.testing.assert_array_equal(dist, ref_d)
+    dist, idx = wmd_knn(X[:30], X[:30], E, k, metric=metric, exclude_self=True)
+    ref_d, ref_i = brute_knn(P[:, :30], k, exclude_self=True)
+    np.testing.assert_array_equal(idx, ref_i)
+    np.testing.assert_array_equal(dist, ref_d)
+
+
+def test_wmd_knn_ties_by_index(knn_data):
+    X, E = knn_data
+    Xd = sp.vstack([X[:3], X[:3], X[:3]])     # every query has three references at distance 0
+    dist, idx = wmd_knn(X[:3], Xd, E, 3)
+    np.testing.assert_array_equal(idx, [[0, 3, 6], [1, 4, 7], [2, 5, 8]])
+    assert np.all(dist == 0)
+
+
+def test_wmd_knn_parallel_backends(knn_data):
+    X, E = knn_data
+    ref = wmd_knn(X[:25], X, E, 5)
+    par = wmd_knn(X[:25], X, E, 5, n_jobs=2, chunk_size=4)
+    np.testing.assert_array_equal(par[0], ref[0]); np.testing.assert_array_equal(par[1], ref[1])
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as cluster, \
+            distributed.Client(cluster):
+        das = wmd_knn(X[:25], X, E, 5, n_jobs=2, backend="dask", chunk_size=4)
+    np.testing.assert_array_equal(das[0], ref[0]); np.testing.assert_array_equal(das[1], ref[1])
+
+
+# --- bad input ----------------------------------------------------------------------------------------------
+
+def test_bad_inputs():
+    E = np.eye(4)
+    x = np.array([1.0, 0, 0, 1]); X = sp.csr_matrix(np.array([[1.0, 0, 0, 1], [0, 1, 0, 0]]))
+    with pytest.raises(ValueError, match="x has 3 columns"): wmd(x[:3], x, E)
+    with pytest.raises(ValueError, match="y .*negative"): wmd(x, -x, E)
+    with pytest.raises(ValueError, match="x contains NaN"): wmd(np.array([np.nan, 1, 0, 0]), x, E)
+    with pytest.raises(ValueError, match="y contains NaN or infinite"): wmd(x, np.array([np.inf, 1, 0, 0]), E)
+    with pytest.raises(ValueError, match="E contains NaN"): wmd(x, x, np.full((4, 2), np.nan))
+    with pytest.raises(ValueError, match="y row 0 .*no weight"): wmd(x, np.zeros(4), E)
+    with pytest.raises(ValueError, match="metric must be"): wmd(x, x, E, metric="cosine")
+    with pytest.raises(ValueError, match="Xr row 1 .*no weight"): wmd_knn(X, sp.vstack([X[:1], sp.csr_matrix((1, 4))]), E, 1)
+    with pytest.raises(ValueError, match="Xq has 3 columns"): wmd_knn(X[:, :3], X, E, 1)
+    with pytest.raises(ValueError, match="k must be in 1..2"): wmd_knn(X, X, E, 3)
+    with pytest.raises(ValueError, match="k must be in 1..1"): wmd_knn(X, X, E, 2, exclude_self=True)
+    with pytest.raises(ValueError, match="Xq row 0"): wmd_pairwise(sp.csr_matrix((1, 4)), X, E)
+    with pytest.raises(ValueError, match="a has negative"): emd2([1, -1], [1, 1], np.ones((2, 2)))
+    with pytest.raises(ValueError, match="M has shape"): emd2([1, 1], [1, 1], np.ones((3, 2)))
+    with pytest.raises(ValueError, match="norm must be"): bow_distances(X, X, norm="max")
+    with pytest.raises(ValueError, match="convention must be"): idf_weights(X, convention="log10")
+
+
+# --- BOW baselines, IDF, duplicates -------------------------------------------------------------------------
+
+def test_bow_matrix_and_vocabulary():
+    docs = [["b", "a", "b", "oov"], [], ["c"]]
+    words = vocabulary(docs, {"a", "b", "c", "d"})
+    assert words == ["a", "b", "c"]
+    np.testing.assert_array_equal(bow_matrix(docs, words).toarray(), [[1, 2, 0], [0, 0, 0], [0, 0, 1]])
+
+
+@pytest.mark.parametrize("norm", [None, "l1", "l2"])
+@pytest.mark.parametrize("metric", ["l1", "l2"])
+def test_bow_distances_plain_numpy(norm, metric):
+    rng = np.random.default_rng(6)
+    A, B = rng.integers(0, 3, (7, 12)).astype(float), rng.integers(0, 3, (9, 12)).astype(float)
+    A[0] = 0                              # an empty row stays zero under normalisation (as sklearn does)
+    def nrm(X):
+        if norm is None: return X
+        s = np.abs(X).sum(1) if norm == "l1" else np.sqrt((X ** 2).sum(1))
+        return X / np.where(s > 0, s, 1)[:, None]
+    diff = nrm(A)[:, None] - nrm(B)[None]
+    ref = np.abs(diff).sum(-1) if metric == "l1" else np.sqrt((diff ** 2).sum(-1))
+    np.testing.assert_allclose(bow_distances(sp.csr_matrix(A), sp.csr_matrix(B), norm=norm, metric=metric), ref, atol=1e-12)
+
+
+def test_idf_conventions():
+    X = sp.csr_matrix(np.array([[1, 1, 0, 0, 2], [1, 0, 3, 0, 0], [1, 2, 0, 0, 1.]]))
+    df = np.array([3, 2, 1, 0, 2.])
+    with np.errstate(divide="ignore"):
+        np.testing.assert_allclose(idf_weights(X), np.where(df > 0, np.log2(3 / df), 0))
+        np.testing.assert_allclose(idf_weights(X, convention="all_ln"), np.where(df > 0, np.log(3 / df), 0))
+    T = tfidf(X, idf_weights(X))
+    np.testing.assert_allclose(T.toarray(), X.toarray() * idf_weights(X))
+    assert T[:, 0].nnz == 0 and T[:, 3].nnz == 0   # in every document / unseen: dropped
+
+
+def test_idf_matches_gensim_reference():
+    gensim = pytest.importorskip("gensim")
+    from gensim.matutils import Sparse2Corpus, corpus2csc
+    from gensim.models import TfidfModel
+    rng = np.random.default_rng(7)
+    Xtr = sp.csr_matrix(rng.integers(0, 2, (30, 15)) * rng.integers(1, 4, (30, 15)) * 1.0); Xtr = sp.csr_matrix(np.hstack([np.ones((30, 1)), Xtr[:, 1:].toarray()]))
+    Xte = sp.csr_matrix(rng.integers(0, 3, (10, 15)) * 1.0)
+    model = TfidfModel(Sparse2Corpus(Xtr, documents_columns=False), normalize=False)
+    ref = corpus2csc(model[Sparse2Corpus(Xte, documents_columns=False)], num_terms=15).T.toarray()
+    np.testing.assert_allclose(tfidf(Xte, idf_weights(Xtr)).toarray(), ref, rtol=1e-6)
+
+
+def test_find_and_drop_duplicates_against_direct_comparison():
+    rng = np.random.default_rng(8)
+    base = rng.integers(0, 2, (40, 6)).astype(float)          # few columns: many duplicates
+    X = sp.csr_matrix(base)
+    groups = find_duplicates(X)
+    direct = {}
+    for i in range(40):
+        same = tuple(j for j in range(40) if np.array_equal(base[i], base[j]))
+        if len(same) > 1: direct[same] = True
+    assert sorted(tuple(g.tolist()) for g in groups) == sorted(direct)
+    train, test = np.arange(0, 30), np.arange(30, 40)
+    kept, splits = drop_duplicates(X, [(train, test)], seed=0)
+    assert len(np.unique(base[kept], axis=0)) == len(kept) == len(np.unique(base, axis=0))
+    # reference semantics (duplication.py): visit in RandomState(seed).permutation order, drop if a duplicate is still kept
+    mask = np.ones(40, dtype=int); dup = (base[:, None] == base[None]).all(-1) & ~np.eye(40, dtype=bool)
+    for i in np.random.RandomState(0).permutation(40):
+        if (dup[i] * mask).sum() > 0: mask[i] = 0
+    np.testing.assert_array_equal(kept, np.flatnonzero(mask))
+    new_train, new_test = splits[0]
+    np.testing.assert_array_equal(kept[new_train], [i for i in kept if i < 30])
+    np.testing.assert_array_equal(kept[new_test], [i for i in kept if i >= 30])
+    kept_first, _ = drop_duplicates(X, [(train, test)], seed=0, keep="first")
+    assert len(kept_first) == len(kept)
+
+
+# --- kNN protocol ---------------------------------------------------------------------------------------------
+
+def test_knn_predict_ties_and_plain_numpy():
+    rng = np.random.default_rng(9)
+    idx = rng.integers(0, 50, (200, 19)); y = rng.integers(0, 4, 50)
+    for k in [1, 2, 4, 19]:
+        ref = np.array([np.bincount(y[row[:k]], minlength=4).argmax() for row in idx])
+        np.testing.assert_array_equal(knn_predict(idx, y, k), ref)
+    dist = np.sort(rng.random((200, 19)), axis=1)
+    for g in [0.005, 0.05, 0.1]:
+        ref = np.array([np.bincount(y[row], np.exp(-d / g), minlength=4).argmax() for row, d in zip(idx, dist)])
+        np.testing.assert_array_equal(wknn_predict(idx, dist, y, g), ref)
+    assert knn_predict(np.array([[0, 1]]), np.array([3, 1]), 2)[0] == 1
+
+
+def reference_evaluate(D_test, D_train, y_train, y_test):
+    "The reference code's select_k + knn_evaluation with a stable sort, on full distance matrices."
+    from sklearn.model_selection import train_test_split
+    tr, va = train_test_split(np.arange(len(y_train)), test_size=0.2, random_state=0)
+    def acc(ytr, yte, D, k):
+        return np.mean([np.bincount(ytr[np.argsort(D[i], kind="stable")[:k]]).argmax() == yte[i] for i in range(len(yte))])
+    best, best_k = None, None
+    for k in range(1, 20):
+        s = acc(y_train[tr], y_train[va], D_train[va][:, tr], k)
+        if best is None or s > best: best, best_k = s, k
+    return 100 * (1 - acc(y_train, y_test, D_test, best_k)), best_k
+
+
+def test_evaluate_knn_matches_reference_protocol():
+    rng = np.random.default_rng(10)
+    Xtr = sp.csr_matrix(rng.poisson(0.7, (150, 20)) + np.eye(20)[rng.integers(0, 20, 150)])
+    Xte = sp.csr_matrix(rng.poisson(0.7, (40, 20)) + 1.0)
+    ytr = (np.asarray(Xtr[:, :3].sum(1)).ravel() > 2).astype(int) + rng.integers(0, 2, 150)
+    yte = rng.integers(0, 3, 40)
+    for norm, metric in [("l1", "l1"), (None, "l2")]:
+        res = evaluate_knn(bow_neighbours(norm, metric), Xtr, ytr, Xte, yte)
+        ref = reference_evaluate(bow_distances(Xte, Xtr, norm=norm, metric=metric),
+                                 bow_distances(Xtr, Xtr, norm=norm, metric=metric), ytr, yte)
+        assert (res["error"], res["k"]) == pytest.approx(ref)
+
+
+def test_evaluate_wknn_and_wmd_neighbours(knn_data):
+    X, E = knn_data
+    y = np.arange(X.shape[0]) % 3
+    res = evaluate_wknn(wmd_neighbours(E), X[:100], y[:100], X[100:], y[100:], k=5)
+    assert 0.005 <= res["gamma"] <= 0.1 and 0 <= res["error"] <= 100
+    res2 = evaluate_knn(wmd_neighbours(E), X[:100], y[:100], X[100:], y[100:], kmax=5)
+    P = wmd_pairwise(X, X, E)
+    from sklearn.model_selection import train_test_split
+    tr, va = train_test_split(np.arange(100), test_size=0.2, random_state=0)
+    errs = [np.mean(knn_predict(np.argsort(P[va][:, tr], 1, kind="stable")[:, :5], y[tr], k) != y[va]) for k in range(1, 6)]
+    assert res2["k"] == 1 + int(np.argmin(errs))
+
+
+def test_fallback_solver_and_iteration_budget():
+    "The successive-shortest-path fallback is exact too, and the simplex reports an exhausted budget."
+    from embeval_nb.wmd import _emd_simplex, _emd_ssp
+    rng = np.random.default_rng(11)
+    for n1, n2 in [(1, 4), (6, 6), (25, 40), (80, 60)]:
+        a, b, M = rng.random(n1), rng.random(n2), rng.random((n1, n2))
+        a, b = a / a.sum(), b / b.sum()
+        F = np.empty((n1, n2))
+        np.testing.assert_allclose(_emd_ssp(a, b, M, F), ot.emd2(a, b, M), rtol=1e-9)
+        np.testing.assert_allclose(F.sum(1), a, atol=1e-12)
+        if n1 * n2 > 6:
+            assert _emd_simplex(a, b, M, F, 0)[1] == -1
+
+
+def test_nan_embeddings_in_batch_functions(knn_data):
+    X, E = knn_data
+    bad = E.copy(); bad[3, 0] = np.nan
+    with pytest.raises(ValueError, match="E contains NaN"): wmd_knn(X[:2], X, bad, 1)
+    with pytest.raises(ValueError, match="E contains NaN"): wmd_pairwise(X[:2], X, bad)
+    with pytest.raises(ValueError, match="Xq contains NaN"): wmd_knn(sp.csr_matrix(np.full((1, X.shape[1]), np.nan)), X, E, 1)
