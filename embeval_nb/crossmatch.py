@@ -203,6 +203,20 @@ def _scan_blossom(v, w, endpoint, label, labelend, inblossom, bbase, pathbuf):
     return base
 
 @jit
+def _offer_best_edge(k, b, ei, ej, w, dualvar, inblossom, label, bestedgeto, touched, nt):
+    "Offer edge `k` leaving blossom `b` as the least-slack edge to its S-blossom; returns the new count of `touched`."
+    j = ej[k] if inblossom[ej[k]] != b else ei[k]
+    bj = inblossom[j]
+    if bj != b and label[bj] == 1:
+        if bestedgeto[bj] == -1:
+            bestedgeto[bj] = k; touched[nt] = bj; nt += 1
+        else:
+            k3 = bestedgeto[bj]
+            if dualvar[ei[k]] + dualvar[ej[k]] - 2 * w[k] < dualvar[ei[k3]] + dualvar[ej[k3]] - 2 * w[k3]:
+                bestedgeto[bj] = k
+    return nt
+
+@jit
 def _wrap(j, L):
     return ((j % L) + L) % L
 
@@ -248,33 +262,11 @@ def _add_blossom(base, k, n, ei, ej, w, endpoint, nbptr, nbidx, mate, label, lab
             for li in range(c):
                 u = leafbuf[li]
                 for idx in range(nbptr[u], nbptr[u + 1]):
-                    k2 = nbidx[idx] >> 1
-                    i = ei[k2]; j = ej[k2]
-                    if inblossom[j] == b:
-                        i, j = j, i
-                    bj = inblossom[j]
-                    if bj != b and label[bj] == 1:
-                        if bestedgeto[bj] == -1:
-                            bestedgeto[bj] = k2; touched[nt] = bj; nt += 1
-                        else:
-                            k3 = bestedgeto[bj]
-                            if dualvar[ei[k2]] + dualvar[ej[k2]] - 2 * w[k2] < dualvar[ei[k3]] + dualvar[ej[k3]] - 2 * w[k3]:
-                                bestedgeto[bj] = k2
+                    nt = _offer_best_edge(nbidx[idx] >> 1, b, ei, ej, w, dualvar, inblossom, label, bestedgeto, touched, nt)
         else:
             lst = bbest[s]
             for li in range(lst.shape[0]):
-                k2 = lst[li]
-                i = ei[k2]; j = ej[k2]
-                if inblossom[j] == b:
-                    i, j = j, i
-                bj = inblossom[j]
-                if bj != b and label[bj] == 1:
-                    if bestedgeto[bj] == -1:
-                        bestedgeto[bj] = k2; touched[nt] = bj; nt += 1
-                    else:
-                        k3 = bestedgeto[bj]
-                        if dualvar[ei[k2]] + dualvar[ej[k2]] - 2 * w[k2] < dualvar[ei[k3]] + dualvar[ej[k3]] - 2 * w[k3]:
-                            bestedgeto[bj] = k2
+                nt = _offer_best_edge(lst[li], b, ei, ej, w, dualvar, inblossom, label, bestedgeto, touched, nt)
         hasbest[s] = False; bbest[s] = np.empty(0, np.int64); bestedge[s] = -1
     touched[:nt].sort()
     lst = np.empty(nt, np.int64)
