@@ -67,13 +67,22 @@ def execute(name: str, stem: str, params: dict, scale: str) -> Path:
     return out
 
 
+def hide_injected_parameters(nb: dict) -> dict:
+    "Tag the cell papermill injects with `remove-cell`: the page shows the notebook's own parameters cell."
+    for cell in nb["cells"]:
+        tags = cell.get("metadata", {}).get("tags", [])
+        if "injected-parameters" in tags and "remove-cell" not in tags: tags.append("remove-cell")
+    return nb
+
+
 def stage(executed: dict[str, Path], dest: Path) -> Path:
     "Copy config, toc, executed notebooks and MathJax into dest, the folder Jupyter Book builds."
     if dest.exists(): shutil.rmtree(dest)
     (dest / "nbs").mkdir(parents=True)
     for f in ("_config.yml", "_toc.yml"): shutil.copy(ROOT / f, dest / f)
     shutil.copytree(ROOT / "_ext", dest / "_ext")
-    for name, path in executed.items(): shutil.copy(path, dest / "nbs" / f"{name}.ipynb")
+    for name, path in executed.items():
+        (dest / "nbs" / f"{name}.ipynb").write_text(json.dumps(hide_injected_parameters(json.loads(path.read_text()))))
     mathjax = ROOT / "node_modules" / "mathjax" / "es5"
     if not mathjax.is_dir():
         raise FileNotFoundError(f"{mathjax} is missing: run `npm ci` (the Makefile does) to install MathJax")
