@@ -10,7 +10,9 @@ from typing import Callable, Sequence
 import numpy as np
 import scipy.sparse as sp
 
-from .core import jit
+from functools import partial
+
+from .core import jit, parallel_map
 
 # %% auto #0
 __all__ = ['vocabulary', 'bow_matrix', 'emd', 'emd2', 'normalize_embeddings', 'wmd', 'wmd_paired', 'travel_distances',
@@ -639,13 +641,8 @@ def wmd_knn(Xq, Xr, E, k: int, *, metric: str = "euclidean", n_jobs: int = 1, ba
     avail = Xr.shape[0] - (1 if exclude_self else 0)
     if not 1 <= k <= avail: raise ValueError(f"k must be in 1..{avail} (number of reference documents), got {k}")
     chunks = _chunks(Xq.shape[0], n_jobs if n_jobs > 0 else 8, chunk_size)
-    work = lambda rows: _knn_chunk(rows, Xq, Xr, E, Cr, code, k, exclude_self)
-    if n_jobs == 1 and backend is None:
-        parts = [work(c) for c in chunks]
-    else:
-        from joblib import Parallel, delayed, parallel_config
-        with parallel_config(backend=backend or "loky", n_jobs=n_jobs):
-            parts = Parallel()(delayed(_knn_chunk)(c, Xq, Xr, E, Cr, code, k, exclude_self) for c in chunks)
+    work = partial(_knn_chunk, Xq=Xq, Xr=Xr, E=E, Cr=Cr, code=code, k=k, exclude_self=exclude_self)
+    parts = parallel_map(work, chunks, n_jobs=n_jobs, backend=backend, desc="wmd_knn")
     dist = np.concatenate([p[0] for p in parts]) if parts else np.empty((0, k))
     idx = np.concatenate([p[1] for p in parts]) if parts else np.empty((0, k), dtype=np.int64)
     if return_stats:
@@ -665,12 +662,8 @@ def wmd_pairwise(Xq, Xr, E, *, metric: str = "euclidean", n_jobs: int = 1, backe
     "Exact WMD between every row of `Xq (nq, V)` and every row of `Xr (nr, V)`: `(nq, nr)`."
     Xq, Xr, E, _, code = _prepare(Xq, Xr, E, metric)
     chunks = _chunks(Xq.shape[0], n_jobs if n_jobs > 0 else 8, None)
-    if n_jobs == 1 and backend is None:
-        parts = [_pairwise_chunk(c, Xq, Xr, E, code) for c in chunks]
-    else:
-        from joblib import Parallel, delayed, parallel_config
-        with parallel_config(backend=backend or "loky", n_jobs=n_jobs):
-            parts = Parallel()(delayed(_pairwise_chunk)(c, Xq, Xr, E, code) for c in chunks)
+    work = partial(_pairwise_chunk, Xq=Xq, Xr=Xr, E=E, code=code)
+    parts = parallel_map(work, chunks, n_jobs=n_jobs, backend=backend, desc="wmd_pairwise")
     return np.concatenate(parts) if parts else np.empty((0, Xr.shape[0]))
 
 # %% ../nbs/wmd_impl.ipynb #c042
