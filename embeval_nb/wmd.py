@@ -85,16 +85,23 @@ def _accumulate(out, x, yT, metric):
 
 @jit
 def _accumulate4(C, a, x0, x1, x2, x3, yT, metric):
-    "`_accumulate` into rows a..a+3 of C at once (every entry gets the same operations in the same order: the same bits)."
+    "`_accumulate` into rows a..a+3 of C, two dimensions per pass (every entry gets the same operations in the same order: the same bits)."
     c0 = C[a]; c1 = C[a + 1]; c2 = C[a + 2]; c3 = C[a + 3]
-    for t in range(yT.shape[0]):
+    d2 = yT.shape[0] - yT.shape[0] % 2
+    for t in range(0, d2, 2):
         p0 = x0[t]; p1 = x1[t]; p2 = x2[t]; p3 = x3[t]; y = yT[t]
+        q0 = x0[t + 1]; q1 = x1[t + 1]; q2 = x2[t + 1]; q3 = x3[t + 1]; z = yT[t + 1]
         for b in range(yT.shape[1]):
             u0 = p0 - y[b]; u1 = p1 - y[b]; u2 = p2 - y[b]; u3 = p3 - y[b]
+            w0 = q0 - z[b]; w1 = q1 - z[b]; w2 = q2 - z[b]; w3 = q3 - z[b]
             if metric == 2:
-                c0[b] += abs(u0); c1[b] += abs(u1); c2[b] += abs(u2); c3[b] += abs(u3)
+                c0[b] = (c0[b] + abs(u0)) + abs(w0); c1[b] = (c1[b] + abs(u1)) + abs(w1)
+                c2[b] = (c2[b] + abs(u2)) + abs(w2); c3[b] = (c3[b] + abs(u3)) + abs(w3)
             else:
-                c0[b] += u0 * u0; c1[b] += u1 * u1; c2[b] += u2 * u2; c3[b] += u3 * u3
+                c0[b] = (c0[b] + u0 * u0) + w0 * w0; c1[b] = (c1[b] + u1 * u1) + w1 * w1
+                c2[b] = (c2[b] + u2 * u2) + w2 * w2; c3[b] = (c3[b] + u3 * u3) + w3 * w3
+    if d2 < yT.shape[0]:                 # an odd last dimension
+        for r, x in enumerate((x0, x1, x2, x3)): _accumulate(C[a + r], x[d2:], yT[d2:], metric)
 
 @jit
 def _finish(out, metric):
@@ -107,7 +114,7 @@ def _cost_rows(E, rows, cols, metric):
     ET = np.ascontiguousarray(E[cols].T)
     C = np.zeros((rows.shape[0], cols.shape[0]))
     n4 = rows.shape[0] - rows.shape[0] % 4
-    for a in range(0, n4, 4):            # four rows per pass over ET: a quarter of the loads of ET
+    for a in range(0, n4, 4):            # four rows and two dimensions per pass: fewer loads and stores
         _accumulate4(C, a, E[rows[a]], E[rows[a + 1]], E[rows[a + 2]], E[rows[a + 3]], ET, metric)
     for a in range(n4, rows.shape[0]): _accumulate(C[a], E[rows[a]], ET, metric)
     for a in range(rows.shape[0]): _finish(C[a], metric)
@@ -171,34 +178,90 @@ def _start_basis(C, CT, a, b, bi, bj, bx, m, arg):
     return eps
 
 @jit
-def _link(head, nxt, prv, h, node):
-    "Insert half-edge h at the front of node's incidence list."
-    nxt[h] = head[node]; prv[h] = -1
-    if head[node] >= 0: prv[head[node]] = h
-    head[node] = h
-
-@jit
-def _unlink(head, nxt, prv, h, node):
-    "Remove half-edge h from node's incidence list."
-    if prv[h] >= 0: nxt[prv[h]] = nxt[h]
-    else: head[node] = nxt[h]
-    if nxt[h] >= 0: prv[nxt[h]] = prv[h]
-
-@jit
-def _hang(s, delta, C, n1, bi, bj, tip, head, nxt, pot, par, pe, depth, stack):
-    "Parents and depths below s (its parent edge set); potentials from u + v = C (delta nan) or shifted by +-delta."
-    stack[0] = s; top = 1
-    while top > 0:
-        top -= 1; x = stack[top]; h = head[x]; px = pe[x]; dx = depth[x] + 1
-        while h >= 0:
-            k = h >> 1
-            if k != px:
-                o = tip[h]               # the node at the other end of half-edge h
-                par[o] = x; pe[o] = k; depth[o] = dx
-                if delta != delta: pot[o] = C[bi[k], bj[k]] - pot[x]
-                else: pot[o] += delta if o < n1 else -delta
+def _build_tree(C, n1, bi, bj, pot, par, pe, size, last, thread, rev):
+    "Root the basis tree (cells bi, bj) at node 0: parents, parent cells, potentials (u + v = C), preorder thread, subtree sizes, last nodes."
+    N = par.shape[0]; nb = N - 1
+    start = np.zeros(N + 1, np.int64)    # incidence lists: the cells at node x are adj[start[x]:start[x + 1]]
+    for k in range(nb): start[bi[k] + 1] += 1; start[n1 + bj[k] + 1] += 1
+    for x in range(N): start[x + 1] += start[x]
+    adj = np.empty(2 * nb, np.int64); fill = start[:N].copy()
+    for k in range(nb):
+        adj[fill[bi[k]]] = k; fill[bi[k]] += 1
+        adj[fill[n1 + bj[k]]] = k; fill[n1 + bj[k]] += 1
+    order = np.empty(N, np.int64); stack = np.empty(N, np.int64)
+    pot[0] = 0.0; par[0] = -1; pe[0] = -1; stack[0] = 0; top = 1; cnt = 0
+    while top > 0:                       # depth first from the root: parents before children in `order`
+        top -= 1; x = stack[top]; order[cnt] = x; cnt += 1
+        for q in range(start[x], start[x + 1]):
+            k = adj[q]
+            if k != pe[x]:
+                o = n1 + bj[k] if x < n1 else bi[k]
+                par[o] = x; pe[o] = k; pot[o] = C[bi[k], bj[k]] - pot[x]
                 stack[top] = o; top += 1
-            h = nxt[h]
+    for q in range(N):
+        thread[order[q]] = order[(q + 1) % N]; rev[order[(q + 1) % N]] = order[q]
+    size[:] = 1
+    for q in range(N - 1, 0, -1): size[par[order[q]]] += size[order[q]]
+    for q in range(N): last[order[q]] = order[q + size[order[q]] - 1]
+
+@jit
+def _unhook(c, apex, par, size, last, thread, rev):
+    "Take the block of c's subtree [c .. last[c]] out of the thread; fix the sizes up to apex and the last nodes above c."
+    total = size[c]; before = rev[c]; after = thread[last[c]]; old_last = last[c]
+    thread[before] = after; rev[after] = before
+    u = par[c]
+    while u >= 0 and last[u] == old_last: last[u] = before; u = par[u]
+    u = par[c]
+    while u != apex: size[u] -= total; u = par[u]
+
+@jit
+def _reroot_block(stem, m, k_in, t, par, pe, size, last, thread, rev, pa, pb):
+    "Re-thread the cut-off block rooted at stem[0] = s instead of stem[m - 1] = c and hang it from t by cell k_in: its last node."
+    s = stem[0]; total = size[stem[m - 1]]
+    npc = 1; pa[0] = s; pb[0] = last[s]  # pieces in the new preorder: s's subtree, then each stem node without the previous one's subtree
+    for i in range(1, m):
+        v = stem[i]; w = stem[i - 1]
+        pa[npc] = v; pb[npc] = rev[w]; npc += 1
+        if last[w] != last[v]: pa[npc] = thread[last[w]]; pb[npc] = last[v]; npc += 1
+    for q in range(npc - 1): thread[pb[q]] = pa[q + 1]; rev[pa[q + 1]] = pb[q]
+    for i in range(m - 1, 0, -1):        # reverse the stem: parents, parent cells and sizes
+        par[stem[i]] = stem[i - 1]; pe[stem[i]] = pe[stem[i - 1]]; size[stem[i]] = total - size[stem[i - 1]]
+    par[s] = t; pe[s] = k_in; size[s] = total
+    for i in range(m): last[stem[i]] = pb[npc - 1]
+    return pb[npc - 1]
+
+@jit
+def _hook(s, block_last, t, apex, par, size, last, thread, rev):
+    "Put the block [s .. block_last] into the thread right after t; fix the sizes up to apex and the last nodes above t."
+    total = size[s]; after = thread[t]
+    thread[t] = s; rev[s] = t; thread[block_last] = after; rev[after] = block_last
+    u = t
+    while u >= 0 and last[u] == t: last[u] = block_last; u = par[u]
+    u = t
+    while u != apex: size[u] += total; u = par[u]
+
+@jit
+def _shift_potentials(s, block_last, delta, n1, pot, size, thread):
+    "Rows + delta, columns - delta on the block [s .. block_last], or the opposite on the rest of the tree if that is smaller."
+    N = thread.shape[0]; total = size[s]
+    if 2 * total > N: u = thread[block_last]; total = N - total; delta = -delta
+    else: u = s
+    for q in range(total):
+        pot[u] += delta if u < n1 else -delta
+        u = thread[u]
+
+@jit
+def _pivot_tree(s, t, c, k_in, apex, delta, n1, pot, par, pe, size, last, thread, rev, stem, pa, pb):
+    "Replace c's parent cell by cell k_in from s (in c's subtree) to t (outside it): parents, thread, sizes and potentials."
+    m = 0; v = s
+    while True:                          # the stem s = v0, v1, ..., c: the path whose parents reverse
+        stem[m] = v; m += 1
+        if v == c: break
+        v = par[v]
+    _unhook(c, apex, par, size, last, thread, rev)
+    block_last = _reroot_block(stem, m, k_in, t, par, pe, size, last, thread, rev, pa, pb)
+    _hook(s, block_last, t, apex, par, size, last, thread, rev)
+    _shift_potentials(s, block_last, delta, n1, pot, size, thread)
 
 @jit
 def _price(C, CT, pot, n1, cand_i, cand_j, m, arg, state, eps):
@@ -223,40 +286,34 @@ def _price(C, CT, pot, n1, cand_i, cand_j, m, arg, state, eps):
     return best, ei, ej
 
 @jit
-def _cycle(x, y, par, pe, depth, pathA, pathB):
-    "Tree paths from column node y and row node x up to their common ancestor: (len A, len B)."
+def _cycle(x, y, par, pe, size, pathA, pathB):
+    "Tree paths from column node y and row node x up to their common ancestor: (len A, len B, apex)."
     la = 0; lb = 0
-    while depth[y] > depth[x]: pathA[la] = pe[y]; la += 1; y = par[y]
-    while depth[x] > depth[y]: pathB[lb] = pe[x]; lb += 1; x = par[x]
-    while x != y:
-        pathA[la] = pe[y]; la += 1; y = par[y]
-        pathB[lb] = pe[x]; lb += 1; x = par[x]
-    return la, lb
+    while x != y:                        # an ancestor has the larger subtree, so the smaller side moves up
+        if size[x] < size[y]: pathB[lb] = pe[x]; lb += 1; x = par[x]
+        else: pathA[la] = pe[y]; la += 1; y = par[y]
+    return la, lb, x
 
 @jit
 def _emd_simplex(a, b, C, F, max_iter):
-    "Transportation simplex (matrix-minimum start, block pricing, incremental tree): (cost, iterations or -1 if max_iter hit)."
+    "Transportation simplex (matrix-minimum start, partial pricing, threaded tree): (cost, iterations or -1 if max_iter hit)."
     n1, n2 = C.shape
     N = n1 + n2; nb = N - 1
     bi = np.empty(nb, np.int64); bj = np.empty(nb, np.int64); bx = np.empty(nb)
     CT = np.ascontiguousarray(C.T); m = np.empty(n1); arg = np.empty(n1, np.int64)   # for full pricing scans
     eps = 1e-13 * _start_basis(C, CT, a, b, bi, bj, bx, m, arg)
-    head = np.full(N, -1, np.int64); nxt = np.empty(2 * nb, np.int64); prv = np.empty(2 * nb, np.int64)
-    tip = np.empty(2 * nb, np.int64)     # half-edge 2k sits at row bi[k] and points to column n1 + bj[k], 2k + 1 back
-    for k in range(nb):
-        _link(head, nxt, prv, 2 * k, bi[k]); _link(head, nxt, prv, 2 * k + 1, n1 + bj[k])
-        tip[2 * k] = n1 + bj[k]; tip[2 * k + 1] = bi[k]
-    pot = np.empty(N); par = np.empty(N, np.int64); pe = np.empty(N, np.int64); depth = np.empty(N, np.int64)
-    stack = np.empty(N, np.int64); pathA = np.empty(N, np.int64); pathB = np.empty(N, np.int64)
-    pot[0] = 0.0; par[0] = -1; pe[0] = -1; depth[0] = 0
-    _hang(0, np.nan, C, n1, bi, bj, tip, head, nxt, pot, par, pe, depth, stack)
+    pot = np.empty(N); par = np.empty(N, np.int64); pe = np.empty(N, np.int64); size = np.empty(N, np.int64)
+    last = np.empty(N, np.int64); thread = np.empty(N, np.int64); rev = np.empty(N, np.int64)
+    _build_tree(C, n1, bi, bj, pot, par, pe, size, last, thread, rev)
+    pathA = np.empty(N, np.int64); pathB = np.empty(N, np.int64); stem = np.empty(N, np.int64)
+    pa = np.empty(2 * N, np.int64); pb = np.empty(2 * N, np.int64)
     cand_i = np.empty(n1, np.int64); cand_j = np.empty(n1, np.int64); state = np.zeros(2, np.int64); it = 0
     while True:
         best, ei, ej = _price(C, CT, pot, n1, cand_i, cand_j, m, arg, state, eps)
         if ei < 0: break
         if it == max_iter: it = -1; break
         it += 1
-        la, lb = _cycle(ei, n1 + ej, par, pe, depth, pathA, pathB)
+        la, lb, apex = _cycle(ei, n1 + ej, par, pe, size, pathA, pathB)
         L = la + lb; theta = np.inf; leave = -1; leave_p = -1
         for q in range(L):               # from the apex down to ei, then from ej up: last blocking cell
             p = la + q if q < lb else q - lb
@@ -267,13 +324,10 @@ def _emd_simplex(a, b, C, F, max_iter):
             bx[k] = bx[k] - theta if p % 2 == 0 else bx[k] + theta
         s, t = (n1 + ej, ei) if leave_p < la else (ei, n1 + ej)   # s: the entering end cut off with the leaving cell
         k = leave
-        _unlink(head, nxt, prv, 2 * k, bi[k]); _unlink(head, nxt, prv, 2 * k + 1, n1 + bj[k])
+        c = bi[k] if pe[bi[k]] == k else n1 + bj[k]          # the end of the leaving cell below the other
         bi[k] = ei; bj[k] = ej; bx[k] = theta
-        _link(head, nxt, prv, 2 * k, ei); _link(head, nxt, prv, 2 * k + 1, n1 + ej)
-        tip[2 * k] = n1 + ej; tip[2 * k + 1] = ei
         delta = -best if s >= n1 else best                        # restores u + v = C on the entering cell
-        par[s] = t; pe[s] = k; depth[s] = depth[t] + 1; pot[s] += delta if s < n1 else -delta
-        _hang(s, delta, C, n1, bi, bj, tip, head, nxt, pot, par, pe, depth, stack)
+        _pivot_tree(s, t, c, k, apex, delta, n1, pot, par, pe, size, last, thread, rev, stem, pa, pb)
     cost = 0.0
     for k in range(nb): cost += bx[k] * C[bi[k], bj[k]]
     if F.size:                           # the flow, unless only the value was asked for (F of size 0)
@@ -438,7 +492,7 @@ def normalize_embeddings(E, norm: str | None = "l2") -> np.ndarray:
 def _doc_vector(x, name: str, V: int) -> tuple[np.ndarray, np.ndarray]:
     "Word ids and weights (summing to 1) of one document given as a (V,) array or a (1, V) sparse row."
     if sp.issparse(x):
-        x = sp.csr_matrix(x)
+        x = x if x.format == "csr" else x.tocsr()
         if x.shape[0] != 1: raise ValueError(f"{name} must be one document (one row), got {x.shape[0]} rows")
         if not x.has_canonical_format: x = x.copy(); x.sum_duplicates()
         idx, w = x.indices, x.data.astype(np.float64)

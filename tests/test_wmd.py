@@ -4,7 +4,7 @@ import ot
 import pytest
 import scipy.sparse as sp
 
-from embeval_nb.wmd import (bow_distances, bow_l1_cost, bow_matrix, bow_neighbours, drop_duplicates, emd, emd2,
+from embeval_nb.wmd import (_emd_simplex, bow_distances, bow_l1_cost, bow_matrix, bow_neighbours, drop_duplicates, emd, emd2,
                             evaluate_knn, evaluate_wknn, find_duplicates, idf_weights, knn_predict, normalize_embeddings,
                             onehot_embeddings, tfidf, travel_distances, vocabulary, wknn_predict, wmd, wmd_knn,
                             wmd_neighbours, wmd_paired, wmd_pairwise)
@@ -47,6 +47,9 @@ def test_emd2_matches_pot(n1, n2, kind):
         a, b, M = rng.random(n1), rng.random(n2), rng.random((n1, n2))
     ref = ot.emd2(a / a.sum(), b / b.sum(), M, numItermax=10**7)
     np.testing.assert_allclose(emd2(a, b, M), ref, rtol=1e-9, atol=1e-15)
+    cost, iterations = _emd_simplex(a / a.sum(), b / b.sum(), M, np.empty((0, 0)), 10**7)
+    assert iterations >= 0, "the simplex itself must converge (not leave the problem to the fallback)"
+    np.testing.assert_allclose(cost, ref, rtol=1e-9, atol=1e-15)
     F = emd(a, b, M)
     assert F.min() >= 0
     np.testing.assert_allclose(F.sum(1), a / a.sum(), atol=1e-12)
