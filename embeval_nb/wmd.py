@@ -556,31 +556,27 @@ def bow_l1_cost(V: int) -> np.ndarray:
 
 # %% ../nbs/wmd_impl.ipynb #c032
 @jit
-def _ict_bound(C, a, b, transpose):
-    "Lower bound of OT(a, b; C): each source fills its nearest targets up to their capacity on its own (ICT)."
-    n1, n2 = (C.shape[1], C.shape[0]) if transpose else (C.shape[0], C.shape[1])
-    used = np.empty(n2, np.bool_); total = 0.0
-    for i in range(n1):
-        rem = a[i]; used[:] = False
-        while rem > 0.0:
+def _ict_bound(C, a, b):
+    "Lower bound of OT(a, b; C) (C (n1, n2), rows are the sources): each source fills its nearest targets up to their capacity on its own (ICT)."
+    stamp = np.full(C.shape[1], -1, np.int64)   # stamp[j] == i: source i has already filled target j
+    total = 0.0
+    for i in range(C.shape[0]):
+        row = C[i]; rem = a[i]
+        while True:
             best = np.inf; j = -1
-            for jj in range(n2):
-                c = C[jj, i] if transpose else C[i, jj]
-                if not used[jj] and c < best: best = c; j = jj
+            for jj in range(row.shape[0]):
+                if row[jj] < best and stamp[jj] != i: best = row[jj]; j = jj
             if j < 0: break
-            used[j] = True
             t = min(rem, b[j]); total += t * best; rem -= t
+            if rem <= 0.0: break
+            stamp[j] = i
     return total
 
 # %% ../nbs/wmd_impl.ipynb #c034
 @jit
 def _query_costs(E, qw, metric):
-    "Cost from every vocabulary word to each query word, (V, len(qw)), summed like `_cost_rows` (same bits)."
-    QT = np.ascontiguousarray(E[qw].T)
-    DT = np.zeros((E.shape[0], qw.shape[0]))
-    for w in range(E.shape[0]):
-        _accumulate(DT[w], E[w], QT, metric); _finish(DT[w], metric)
-    return DT
+    "Cost from every vocabulary word to each query word, (V, len(qw)): `_cost_rows` over the whole vocabulary (same bits)."
+    return _cost_rows(E, np.arange(E.shape[0]), qw, metric)
 
 @jit
 def _gather_costs(DT, r_ind):
@@ -652,8 +648,8 @@ def _knn_query(DT, qw, qa, qc, indptr, indices, data, centroids, metric, k, excl
         if ar.shape[0] == 0 or br.shape[0] == 0:
             dist = 0.0
         else:
-            bound = max(_ict_bound(Cr, ar, br, False), _ict_bound(Cr, br, ar, True))
-            if bound > kth + 1e-10 * abs(kth) + 1e-14: continue
+            cut = kth + 1e-10 * abs(kth) + 1e-14     # ICT in one direction, then (if that did not prune) the other
+            if _ict_bound(Cr, ar, br) > cut or _ict_bound(np.ascontiguousarray(Cr.T), br, ar) > cut: continue
             dist = _emd(ar, br, Cr, np.empty((0, 0)))
             n_exact += 1
         if dist < kth or (dist == kth and r < out_i[k - 1]):
