@@ -295,8 +295,16 @@ def _cycle(x, y, par, pe, size, pathA, pathB):
     return la, lb, x
 
 @jit
-def _emd_simplex(a, b, C, F, max_iter):
-    "Transportation simplex (matrix-minimum start, partial pricing, threaded tree): (cost, iterations or -1 if max_iter hit)."
+def _dual_bound(a, b, m, v):
+    "sum_i a_i m_i + sum_j b_j v_j with m_i = min_j (C_ij - v_j): the dual value of v made feasible, a lower bound of the optimum."
+    s = 0.0
+    for i in range(a.shape[0]): s += a[i] * m[i]
+    for j in range(b.shape[0]): s += b[j] * v[j]
+    return s
+
+@jit
+def _emd_simplex(a, b, C, F, max_iter, cutoff=np.inf):
+    "Transportation simplex (matrix-minimum start, partial pricing, threaded tree): (cost, iterations), iterations -1 if max_iter was hit, -2 if a dual bound (returned) exceeded cutoff."
     n1, n2 = C.shape
     N = n1 + n2; nb = N - 1
     bi = np.empty(nb, np.int64); bj = np.empty(nb, np.int64); bx = np.empty(nb)
@@ -311,6 +319,9 @@ def _emd_simplex(a, b, C, F, max_iter):
     while True:
         best, ei, ej = _price(C, CT, pot, n1, cand_i, cand_j, m, arg, state, eps)
         if ei < 0: break
+        if state[1] == 1 and cutoff < np.inf:   # after a full scan m holds min_j (C_ij - v_j): a certificate
+            bound = _dual_bound(a, b, m, pot[n1:])
+            if bound > cutoff: return bound, -2
         if it == max_iter: it = -1; break
         it += 1
         la, lb, apex = _cycle(ei, n1 + ej, par, pe, size, pathA, pathB)
@@ -412,10 +423,10 @@ def _emd_ssp(a, b, C, F):
     return cost
 
 @jit
-def _emd(a, b, C, F):
-    "Exact optimal transport value between a (n1,) and b (n2,) (equal sums) with cost C; flow written to F unless F.size == 0."
-    cost, it = _emd_simplex(a, b, C, F, 20 * (C.shape[0] + C.shape[1]) ** 2 + 1000)
-    if it >= 0: return cost
+def _emd(a, b, C, F, cutoff=np.inf):
+    "Exact optimal transport value between a (n1,) and b (n2,) (equal sums) with cost C, or a lower bound above `cutoff` if one turns up; flow written to F unless F.size == 0."
+    cost, it = _emd_simplex(a, b, C, F, 20 * (C.shape[0] + C.shape[1]) ** 2 + 1000, cutoff)
+    if it >= 0 or it == -2: return cost
     return _emd_ssp(a, b, C, F if F.size else np.empty(C.shape))
 
 # %% ../nbs/wmd_impl.ipynb #c014
@@ -650,8 +661,9 @@ def _knn_query(DT, qw, qa, qc, indptr, indices, data, centroids, metric, k, excl
         else:
             cut = kth + 1e-10 * abs(kth) + 1e-14     # ICT in one direction, then (if that did not prune) the other
             if _ict_bound(Cr, ar, br) > cut or _ict_bound(np.ascontiguousarray(Cr.T), br, ar) > cut: continue
-            dist = _emd(ar, br, Cr, np.empty((0, 0)))
+            dist = _emd(ar, br, Cr, np.empty((0, 0)), cut)
             n_exact += 1
+            if dist > cut: continue              # the solver stopped early: a dual bound already exceeded cut
         if dist < kth or (dist == kth and r < out_i[k - 1]):
             pos = k - 1                  # insertion into the sorted top-k list, ties by smaller index
             while pos > 0 and (out_d[pos - 1] > dist or (out_d[pos - 1] == dist and out_i[pos - 1] > r)):

@@ -335,3 +335,20 @@ def test_nan_embeddings_in_batch_functions(knn_data):
     with pytest.raises(ValueError, match="E contains NaN"): wmd_knn(X[:2], X, bad, 1)
     with pytest.raises(ValueError, match="E contains NaN"): wmd_pairwise(X[:2], X, bad)
     with pytest.raises(ValueError, match="Xq contains NaN"): wmd_knn(sp.csr_matrix(np.full((1, X.shape[1]), np.nan)), X, E, 1)
+
+
+def test_solver_cutoff_returns_exact_value_or_a_lower_bound_above_it():
+    "With a cutoff the solver may stop early, returning a dual lower bound above the cutoff; below it, the exact value."
+    from embeval_nb.wmd import _emd
+    rng = np.random.default_rng(21)
+    stopped = 0
+    for trial in range(200):
+        n1, n2 = rng.integers(2, 80, 2)
+        a, b, M = rng.random(n1), rng.random(n2), rng.random((n1, n2))
+        a, b = a / a.sum(), b / b.sum()
+        exact = _emd(a, b, M, np.empty((0, 0)))
+        assert _emd(a, b, M, np.empty((0, 0)), exact * 1.01) == exact            # not cut: the same bits
+        low = _emd(a, b, M, np.empty((0, 0)), exact * 0.7)
+        assert low > exact * 0.7 and low <= exact * (1 + 1e-12)
+        stopped += low < exact
+    assert stopped > 50                  # the dual bound does stop the solver early on most of these
