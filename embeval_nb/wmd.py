@@ -500,30 +500,54 @@ def normalize_embeddings(E, norm: str | None = "l2") -> np.ndarray:
     n = np.abs(E).sum(1) if norm == "l1" else np.sqrt((E * E).sum(1))
     return E / np.where(n > 0, n, 1.0)[:, None]
 
+@jit
+def _weight_status(w):
+    "(0 fine, 1 a NaN or infinite weight, 2 a negative weight, 3 no positive weight; number of zero weights) of w (n,)."
+    nonfinite = False; negative = False; zeros = 0
+    for v in w:
+        if not np.isfinite(v): nonfinite = True
+        elif v < 0: negative = True
+        elif v == 0: zeros += 1
+    return (1 if nonfinite else 2 if negative else 3 if zeros == w.shape[0] else 0), zeros
+
+@jit
+def _rows_finite(E, xi, yi):
+    "Whether the rows xi and yi of E (V, d) are all finite."
+    for ids in (xi, yi):
+        for w in ids:
+            for t in range(E.shape[1]):
+                if not np.isfinite(E[w, t]): return False
+    return True
+
+_WEIGHT_ERRORS = {1: "{} contains NaN or infinite weights",
+                  2: "{} has negative weights; expected non-negative counts or weights",
+                  3: "{} row 0 (document 0) has no weight: an empty document or one without any in-vocabulary word"}
+
 def _doc_vector(x, name: str, V: int) -> tuple[np.ndarray, np.ndarray]:
     "Word ids and weights (summing to 1) of one document given as a (V,) array or a (1, V) sparse row."
     if sp.issparse(x):
         x = x if x.format == "csr" else x.tocsr()
         if x.shape[0] != 1: raise ValueError(f"{name} must be one document (one row), got {x.shape[0]} rows")
         if not x.has_canonical_format: x = x.copy(); x.sum_duplicates()
-        idx, w = x.indices, x.data.astype(np.float64)
-        nz = w != 0; idx, w = idx[nz], w[nz]
+        idx, w = x.indices, x.data
     else:
         x = np.asarray(x, dtype=np.float64)
         if x.ndim == 2 and x.shape[0] == 1: x = x[0]
         if x.ndim != 1: raise ValueError(f"{name} must be one document (a 1-D vector), got shape {x.shape}")
         idx = np.flatnonzero(x); w = x[idx]
     if x.shape[-1] != V: raise ValueError(f"{name} has {x.shape[-1]} columns (vocabulary size) but E has {V} rows")
-    if not np.all(np.isfinite(w)): raise ValueError(f"{name} contains NaN or infinite weights")
-    if np.any(w < 0): raise ValueError(f"{name} has negative weights; expected non-negative counts or weights")
-    if len(w) == 0: raise ValueError(f"{name} row 0 (document 0) has no weight: an empty document or one without any in-vocabulary word")
-    return idx.astype(np.int64), w / np.add.reduceat(w, [0])[0]
+    w = w.astype(np.float64, copy=False)
+    status, zeros = _weight_status(w)
+    if status: raise ValueError(_WEIGHT_ERRORS[status].format(name))
+    if zeros: idx, w = idx[w != 0], w[w != 0]
+    return idx.astype(np.int64, copy=False), w / np.add.reduceat(w, [0])[0]
 
 def _doc_pair(x, y, E):
     E = np.ascontiguousarray(E, dtype=np.float64)
     if E.ndim != 2: raise ValueError(f"E must be a 2-D (V, d) array, got shape {E.shape}")
     xi, a = _doc_vector(x, "x", E.shape[0]); yi, b = _doc_vector(y, "y", E.shape[0])
-    return xi, a, yi, b, _as_embeddings(E, rows=np.concatenate([xi, yi]))   # only the rows used are checked
+    if not _rows_finite(E, xi, yi): raise ValueError("E contains NaN or infinite values")   # only the rows used are checked
+    return xi, a, yi, b, E
 
 def wmd(x, y, E, *, metric: str = "euclidean") -> float:
     "Exact WMD between weight vectors `x, y (V,)` (normalised to sum 1) with word embeddings `E (V, d)`."
