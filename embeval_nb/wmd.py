@@ -55,15 +55,15 @@ def _as_docs(X, name: str, V: int | None = None, *, allow_empty: bool = False) -
                              f"or one without any in-vocabulary word ({len(empty)} such rows); drop them first")
     return X
 
-def _as_embeddings(E, name: str = "E", rows=None) -> np.ndarray:
-    "`E` as a C-contiguous `(V, d) float64` array; ValueError if it is not 2-D or (its `rows`) not finite."
+def _as_embeddings(E, name: str = "E", *, finite: bool = True) -> np.ndarray:
+    "`E` as a C-contiguous `(V, d) float64` array; ValueError if it is not 2-D or (unless `finite=False`) not finite."
     E = np.ascontiguousarray(E, dtype=np.float64)
     if E.ndim != 2: raise ValueError(f"{name} must be a 2-D (V, d) array, got shape {E.shape}")
-    if not np.all(np.isfinite(E if rows is None else E[rows])): raise ValueError(f"{name} contains NaN or infinite values")
+    if finite and not np.all(np.isfinite(E)): raise ValueError(f"{name} contains NaN or infinite values")
     return E
 
 def _l1_rows(X: sp.csr_matrix) -> sp.csr_matrix:
-    "Rows of `X` scaled to sum 1 (rows must be non-empty; sequential sums, as `wmd` does)."
+    "Rows of `X` scaled to sum 1 (rows must be non-empty; the same `np.add.reduceat` sums as `_doc_vector`: the same bits)."
     X = X.copy(); X.data = X.data / np.repeat(np.add.reduceat(X.data, X.indptr[:-1]), np.diff(X.indptr))
     return X
 
@@ -543,8 +543,7 @@ def _doc_vector(x, name: str, V: int) -> tuple[np.ndarray, np.ndarray]:
     return idx.astype(np.int64, copy=False), w / np.add.reduceat(w, [0])[0]
 
 def _doc_pair(x, y, E):
-    E = np.ascontiguousarray(E, dtype=np.float64)
-    if E.ndim != 2: raise ValueError(f"E must be a 2-D (V, d) array, got shape {E.shape}")
+    E = _as_embeddings(E, finite=False)
     xi, a = _doc_vector(x, "x", E.shape[0]); yi, b = _doc_vector(y, "y", E.shape[0])
     if not _rows_finite(E, xi, yi): raise ValueError("E contains NaN or infinite values")   # only the rows used are checked
     return xi, a, yi, b, E
@@ -675,15 +674,15 @@ def _knn_query(DT, qw, qa, qc, indptr, indices, data, centroids, metric, k, excl
     for o in range(order.shape[0]):
         r = order[o]
         if r == exclude: continue
-        kth = out_d[k - 1]
-        if lb[r] > kth + 1e-10 * abs(kth) + 1e-14: break
+        kth = out_d[k - 1]; cut = kth + 1e-10 * abs(kth) + 1e-14
+        if lb[r] > cut: break
         r_ind = indices[indptr[r]:indptr[r + 1]]
         C = _gather_costs(DT, r_ind)
         Cr, ar, br = _reduce_pair(C, qw, qa, r_ind, data[indptr[r]:indptr[r + 1]], metric != 1)
         if ar.shape[0] == 0 or br.shape[0] == 0:
             dist = 0.0
         else:
-            cut = kth + 1e-10 * abs(kth) + 1e-14     # ICT in one direction, then (if that did not prune) the other
+            # ICT in one direction, then (if that did not prune) the other
             if _ict_bound(Cr, ar, br) > cut or _ict_bound(np.ascontiguousarray(Cr.T), br, ar) > cut: continue
             dist = _emd(ar, br, Cr, np.empty((0, 0)), cut)
             n_exact += 1
