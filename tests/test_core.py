@@ -89,3 +89,142 @@ def test_record_round_trip(tmp_path, monkeypatch):
     monkeypatch.setenv("EMBEVAL_RECORD_FILE", str(tmp_path / "r.json"))
     record("err", np.float32(0.5)); record("table", {"a": np.arange(2)})
     assert read_records() == {"err": 0.5, "table": {"a": [0, 1]}}
+
+
+# --- points, metrics, normalisation -------------------------------------------------------------
+
+from embeval_nb.core import (Claims, PairedErrors, as_points, bootstrap_interval, check_metric,
+                             interval_verdict, mcnemar_exact, normalize_rows)
+
+
+def test_as_points_converts_and_keeps_values():
+    X = as_points([[1, 2], [3, 4]])
+    assert X.dtype == np.float64 and X.flags.c_contiguous and X.tolist() == [[1, 2], [3, 4]]
+    F = np.asfortranarray(np.arange(6.0).reshape(2, 3))
+    assert as_points(F).flags.c_contiguous and np.array_equal(as_points(F), F)
+    assert as_points(np.zeros((0, 3))).shape == (0, 3)
+    assert as_points(np.ones((2, 2)), dtype=np.float32).dtype == np.float32
+
+
+@pytest.mark.parametrize("bad,msg", [(None, "Y is None"), (np.ones(3), r"shape \(3,\)"), (np.ones((1, 2, 2)), "2-D"),
+                                     ([["a", "b"]], "numeric"), ([[1.0, np.inf]], "row 0"),
+                                     ([[0.0, 1.0], [np.nan, 0.0]], "row 1"), (np.ones((1, 2), complex), "numeric")])
+def test_as_points_names_the_problem(bad, msg):
+    with pytest.raises(ValueError, match=msg):
+        as_points(bad, "Y")
+
+
+def test_as_points_min_rows_and_nonfinite_opt_out():
+    with pytest.raises(ValueError, match="at least 2 rows"):
+        as_points(np.ones((1, 3)), min_rows=2)
+    assert np.isnan(as_points([[np.nan]], finite=False)).all()
+
+
+def test_normalize_rows_matches_sklearn():
+    from sklearn.preprocessing import normalize
+    X = make_rng(0).normal(size=(50, 7)) * make_rng(1).uniform(1e-6, 1e6, (50, 1))
+    X[3] = 0
+    for norm in ("l1", "l2"):
+        np.testing.assert_allclose(normalize_rows(X, norm), normalize(X, norm), rtol=1e-12)
+    assert normalize_rows(X, None) is X
+    assert normalize_rows(np.array([[1e-300, 0.0]])).tolist() == [[1.0, 0.0]]
+    np.testing.assert_allclose(normalize_rows(np.array([[3e300, 4e300], [3e-320, 4e-320]]), "l2"), [[0.6, 0.8]] * 2, rtol=1e-3)
+    assert np.isnan(normalize_rows(np.array([[np.nan, 1.0], [np.inf, 1.0]]))).all(1).all()
+    with pytest.raises(ValueError, match="norm must be"):
+        normalize_rows(X, "max")
+
+
+def test_check_metric_lists_what_is_allowed():
+    assert check_metric("cosine") == "cosine"
+    with pytest.raises(ValueError, match="'euclidean', 'sqeuclidean', 'cityblock', 'cosine'"):
+        check_metric("l1")
+    with pytest.raises(ValueError, match="got None"):
+        check_metric(None)
+
+
+# --- claims ------------------------------------------------------------------------------------
+
+def test_mcnemar_exact_matches_statsmodels():
+    from statsmodels.stats.contingency_tables import mcnemar
+    rng = make_rng(5)
+    for _ in range(20):
+        a = rng.random(300) < rng.uniform(0.6, 0.95)
+        b = np.where(rng.random(300) < 0.8, a, rng.random(300) < 0.8)
+        r = mcnemar_exact(a, b)
+        table = [[(a & b).sum(), (a & ~b).sum()], [(~a & b).sum(), (~a & ~b).sum()]]
+        assert r.p_value == pytest.approx(mcnemar(table, exact=True).pvalue, rel=1e-9)
+        assert r.errors_a == (~a).sum() and r.errors_b == (~b).sum()
+        assert r.difference == pytest.approx(((~a).sum() - (~b).sum()) / 300)
+        assert r.low <= r.difference <= r.high
+
+
+def test_mcnemar_interval_covers_at_the_stated_level():
+    # simulate two classifiers whose true error difference is 0.03 and count how often the interval covers it
+    rng, covered, trials = make_rng(11), 0, 400
+    for _ in range(trials):
+        u = rng.random(500)
+        a, b = u >= 0.10, u >= 0.13          # A wrong on 10%, B wrong on 13%, nested: difference -0.03
+        flip = rng.random(500) < 0.05        # plus independent noise on both
+        a, b = a ^ flip, b ^ (rng.random(500) < 0.05)
+        r = mcnemar_exact(a, b)
+        truth = (0.10 + 0.05 - 2 * 0.10 * 0.05) - (0.13 + 0.05 - 2 * 0.13 * 0.05)
+        covered += r.low <= truth <= r.high
+    assert covered / trials >= 0.93          # Clopper-Pearson is conservative: at least the nominal 95% up to noise
+
+
+def test_mcnemar_edge_cases():
+    a = np.ones(10, bool)
+    same = mcnemar_exact(a, a)
+    assert isinstance(same, PairedErrors) and same.p_value == 1 and same.low == same.high == 0
+    all_disagree = mcnemar_exact(a, ~a)
+    assert all_disagree.difference == -1 and all_disagree.low == -1 and all_disagree.high < 0
+    for x, y in [(a, a[:5]), (a.astype(int), a), (np.ones((2, 2), bool), np.ones((2, 2), bool))]:
+        with pytest.raises(ValueError, match="boolean vectors of one length"):
+            mcnemar_exact(x, y)
+    with pytest.raises(ValueError, match="no items"):
+        mcnemar_exact(np.ones(0, bool), np.ones(0, bool))
+
+
+def test_bootstrap_interval_paired_and_unpaired():
+    rng = make_rng(2)
+    x = rng.normal(0, 1, 300); y = x + rng.normal(0.2, 0.1, 300)
+    est, lo, hi = bootstrap_interval(lambda u, v: np.mean(v - u), x, y)
+    assert est == pytest.approx(np.mean(y - x)) and lo < 0.2 < hi and hi - lo < 0.05
+    _, ulo, uhi = bootstrap_interval(lambda u, v: v.mean() - u.mean(), x, y, paired=False)
+    assert uhi - ulo > 5 * (hi - lo)          # ignoring the pairing throws the shared noise back in
+    with pytest.raises(ValueError, match="one length"):
+        bootstrap_interval(np.mean, x, y[:10])
+    with pytest.raises(ValueError, match="non-empty"):
+        bootstrap_interval(np.mean, np.array([]))
+
+
+@pytest.mark.parametrize("low,high,kw,expected", [
+    (0.1, 0.2, dict(above=0), "holds"), (-0.2, -0.1, dict(above=0), "fails"), (-0.1, 0.1, dict(above=0), "undecided"),
+    (0.0, 0.1, dict(above=0), "undecided"), (-0.1, 0.0, dict(above=0), "fails"),
+    (0.2, 0.3, dict(above=-0.5, below=0.5), "holds"), (0.4, 0.6, dict(above=-0.5, below=0.5), "undecided"),
+    (0.6, 0.7, dict(above=-0.5, below=0.5), "fails")])
+def test_interval_verdict(low, high, kw, expected):
+    assert interval_verdict(low, high, **kw) == expected
+
+
+def test_interval_verdict_rejects_reversed_or_nan():
+    for lo, hi in [(1, 0), (np.nan, 1)]:
+        with pytest.raises(ValueError, match="low <= high"):
+            interval_verdict(lo, hi, above=0)
+
+
+def test_claims_records_and_rejects_unknown_verdicts(tmp_path, monkeypatch):
+    monkeypatch.setenv("EMBEVAL_RECORD_FILE", str(tmp_path / "r.json"))
+    cl = Claims("demo")
+    a = np.array([True] * 95 + [False] * 5); b = np.array([True] * 60 + [False] * 40)
+    c = cl.paired_errors("a-better", "A beats B", a, b, paper="5 vs 40")
+    assert c.verdict == "holds" and "exact McNemar on 100 paired items" in c.test
+    assert cl.paired_errors("b-better", "B beats A", a, b, paper="", claim="b_better").verdict == "fails"
+    cl.interval("r", "r > 0.5", 0.6, 0.4, 0.8, paper=0.9, above=0.5)
+    cl.add("text", "qualitative", paper="yes", ours="no", verdict="fails", test="read off Figure 2")
+    with pytest.raises(ValueError, match="verdict must be one of"):
+        cl.add("x", "s", paper=1, ours=1, verdict="true", test="")
+    recs = read_records()["demo/claims"]
+    assert [r["key"] for r in recs] == ["a-better", "b-better", "r", "text"]
+    assert recs[2]["verdict"] == "undecided" and recs[2]["paper"] == "0.9"
+    assert list(cl.table().columns) == ["statement", "paper", "ours", "verdict", "test"]
