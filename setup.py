@@ -36,6 +36,7 @@ setup(
     url=cfg["git_url"],
     keywords=cfg["keywords"].split(),
     packages=find_packages(include=["embeval_nb", "embeval_nb.*"]),
+    package_data={"embeval_nb": ["papers/*.md"]},
     python_requires=f">={cfg['min_python']}",
     install_requires=cfg["requirements"].split(),
     extras_require=extras,

@@ -15,8 +15,8 @@ from tqdm import tqdm  # plain text bars: tqdm.auto needs ipywidgets in notebook
 # %% auto #0
 __all__ = ['METRICS', 'VERDICTS', 'make_rng', 'seed_everything', 'jit', 'set_progress', 'progress_enabled', 'progress',
            'parallel_map', 'cache_dir', 'cache_key', 'save_array_atomic', 'cached_array', 'record_dir', 'record_file',
-           'read_records', 'record', 'check_metric', 'as_points', 'normalize_rows', 'PairedErrors', 'mcnemar_exact',
-           'bootstrap_interval', 'interval_verdict', 'Claim', 'Claims']
+           'read_records', 'record', 'check_metric', 'as_points', 'normalize_rows', 'parse_paper_table', 'paper_tables',
+           'paper_value', 'PairedErrors', 'mcnemar_exact', 'bootstrap_interval', 'interval_verdict', 'Claim', 'Claims']
 
 # %% ../nbs/core.ipynb #c005
 def make_rng(seed: int | np.random.Generator | None) -> np.random.Generator:
@@ -189,6 +189,32 @@ def _row_norms(X: np.ndarray, norm: str) -> np.ndarray:
     return np.abs(X).sum(1) if norm == "l1" else np.sqrt((X * X).sum(1))
 
 # %% ../nbs/core.ipynb #c029
+def parse_paper_table(text: str) -> "pd.DataFrame":
+    "A pipe table (header line, then one line per row; leading/trailing `|` optional) as a DataFrame of strings."
+    import pandas as pd
+    lines = [l.strip().strip("|") for l in text.strip().splitlines() if "|" in l and not set(l) <= set("|-: ")]
+    if len(lines) < 2: raise ValueError(f"a paper table needs a header line and at least one row, got {text!r}")
+    cells = [[c.strip() for c in l.split("|")] for l in lines]
+    if bad := [c[0] for c in cells if len(c) != len(cells[0])]:
+        raise ValueError(f"rows {bad} have a different number of cells from the header {cells[0]}")
+    return pd.DataFrame([c[1:] for c in cells[1:]], index=pd.Index([c[0] for c in cells[1:]], name=cells[0][0]),
+                        columns=cells[0][1:])
+
+def paper_tables(chapter: str) -> "dict[str, pd.DataFrame]":
+    "Every table of `embeval_nb/papers/<chapter>.md`, by the name of its `## ` heading."
+    path = Path(__file__).parent / "papers" / f"{chapter}.md"
+    if not path.is_file(): raise FileNotFoundError(f"no paper numbers for chapter {chapter!r}: {path} is missing")
+    sections = path.read_text(encoding="utf-8").split("\n## ")[1:]
+    return {sec.split("\n", 1)[0].strip(): parse_paper_table(sec.split("\n", 1)[1]) for sec in sections}
+
+def paper_value(cell: str) -> float:
+    "The number in a paper cell: the mean of `3.9±1.1`, `44.1`, `4.93e-26`, `~0.95`; NaN for an empty cell or `-`."
+    text = str(cell).strip().lstrip("~≈").split("±")[0].strip().rstrip("%")
+    if text in ("", "-", "–", "—"): return float("nan")
+    try: return float(text)
+    except ValueError: raise ValueError(f"paper cell {cell!r} holds no number") from None
+
+# %% ../nbs/core.ipynb #c032
 @dataclass(frozen=True)
 class PairedErrors:
     "Exact McNemar comparison of classifiers A and B on the same N items; differences are A minus B."
@@ -219,7 +245,7 @@ def mcnemar_exact(correct_a, correct_b, *, level: float = 0.95) -> PairedErrors:
     return PairedErrors(N, int((~a).sum()), int((~b).sum()), n01, n10, float(p), (n01 - n10) / N,
                         n * (2 * lo - 1) / N, n * (2 * hi - 1) / N)
 
-# %% ../nbs/core.ipynb #c031
+# %% ../nbs/core.ipynb #c034
 def bootstrap_interval(stat: Callable, *samples, n_boot: int = 2000, level: float = 0.95, seed: int = 0,
                        paired: bool = True) -> tuple[float, float, float]:
     "`(estimate, low, high)`: `stat(*samples)` and its percentile-bootstrap interval (items resampled alike if `paired`)."
@@ -238,7 +264,7 @@ def bootstrap_interval(stat: Callable, *samples, n_boot: int = 2000, level: floa
     lo, hi = np.quantile(stats, [(1 - level) / 2, (1 + level) / 2])
     return float(stat(*samples)), float(lo), float(hi)
 
-# %% ../nbs/core.ipynb #c033
+# %% ../nbs/core.ipynb #c036
 VERDICTS = ("holds", "fails", "undecided")
 
 def interval_verdict(low: float, high: float, *, above: float = -np.inf, below: float = np.inf) -> str:
@@ -248,7 +274,7 @@ def interval_verdict(low: float, high: float, *, above: float = -np.inf, below: 
     if high <= above or low >= below: return "fails"
     return "undecided"
 
-# %% ../nbs/core.ipynb #c035
+# %% ../nbs/core.ipynb #c038
 @dataclass
 class Claim:
     "One of a paper's claims, checked: statement, the paper's number, ours, verdict and the test that decided it."

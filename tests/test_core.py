@@ -228,3 +228,39 @@ def test_claims_records_and_rejects_unknown_verdicts(tmp_path, monkeypatch):
     assert [r["key"] for r in recs] == ["a-better", "b-better", "r", "text"]
     assert recs[2]["verdict"] == "undecided" and recs[2]["paper"] == "0.9"
     assert list(cl.table().columns) == ["statement", "paper", "ours", "verdict", "test"]
+
+
+# --- the paper's numbers ----------------------------------------------------------------------
+
+from embeval_nb.core import paper_tables, paper_value, parse_paper_table
+
+
+def test_parse_paper_table_keeps_cells_as_printed():
+    t = parse_paper_table("| language | mean A1 |\n|---|---|\n| French | 23.76 |\n| Maltese | - |")
+    assert t.index.name == "language" and t.loc["French", "mean A1"] == "23.76" and t.loc["Maltese"].item() == "-"
+    for bad, msg in [("", "header line"), ("a | b", "header line"), ("a | b\nx | 1 | 2", "different number")]:
+        with pytest.raises(ValueError, match=msg):
+            parse_paper_table(bad)
+
+
+@pytest.mark.parametrize("cell,value", [("3.9±1.1", 3.9), ("44.1", 44.1), ("4.93e-26", 4.93e-26), ("~0.95", 0.95),
+                                        (" 12.5% ", 12.5), ("≈.5", 0.5)])
+def test_paper_value(cell, value):
+    assert paper_value(cell) == value
+
+
+def test_paper_value_rejects_text_and_maps_dashes_to_nan():
+    assert np.isnan(paper_value("-")) and np.isnan(paper_value(""))
+    with pytest.raises(ValueError, match="holds no number"):
+        paper_value("n/a")
+
+
+def test_every_chapter_file_parses():
+    from pathlib import Path
+    import embeval_nb
+    files = sorted((Path(embeval_nb.__file__).parent / "papers").glob("*.md"))
+    for f in files:
+        tables = paper_tables(f.stem)
+        assert tables and all(len(t) for t in tables.values()), f
+    with pytest.raises(FileNotFoundError, match="no paper numbers for chapter 'nope'"):
+        paper_tables("nope")

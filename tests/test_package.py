@@ -15,6 +15,8 @@ def test_wheel_has_modules_and_light_runtime_requirements(tmp_path):
         meta = z.read(next(n for n in names if n.endswith("METADATA"))).decode()
     modules = {p.name for p in (ROOT / "embeval_nb").glob("*.py")}
     assert {f"embeval_nb/{m}" for m in modules} <= names
+    papers = {p.name for p in (ROOT / "embeval_nb" / "papers").glob("*.md")}
+    assert {f"embeval_nb/papers/{p}" for p in papers} <= names   # paper_tables() works from an installed wheel
     runtime = [l.split(":", 1)[1].strip() for l in meta.splitlines()
                if l.startswith("Requires-Dist:") and "extra ==" not in l]
     assert runtime and all(any(op in r for op in (">=", "<", "~=")) for r in runtime), runtime
