@@ -13,7 +13,7 @@ import argparse, json, os, shutil, subprocess, sys, time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-BUILD = ROOT / "_build"
+BUILD = Path(os.environ.get("EMBEVAL_BUILD_DIR", ROOT / "_build"))  # another folder lets two test runs share a tree
 SWEEPS = {"wmd": ("dataset", ["reuters", "20news", "bbcsport", "twitter", "classic", "amazon", "ohsumed"])}
 SMOKE_SWEEPS = {"wmd": ("dataset", ["reuters"])}
 
