@@ -79,7 +79,7 @@ def stage(executed: dict[str, Path], dest: Path) -> Path:
     "Copy config, toc, executed notebooks and MathJax into dest, the folder Jupyter Book builds."
     if dest.exists(): shutil.rmtree(dest)
     (dest / "nbs").mkdir(parents=True)
-    for f in ("_config.yml", "_toc.yml"): shutil.copy(ROOT / f, dest / f)
+    for f in ("_config.yml", "_toc.yml", "references.bib"): shutil.copy(ROOT / f, dest / f)
     shutil.copytree(ROOT / "_ext", dest / "_ext")
     for name, path in executed.items():
         (dest / "nbs" / f"{name}.ipynb").write_text(json.dumps(hide_injected_parameters(json.loads(path.read_text()))))
@@ -93,13 +93,14 @@ def stage(executed: dict[str, Path], dest: Path) -> Path:
 def build(scale: str = "book", only: list[str] | None = None) -> Path:
     "Execute (all, or only the notebooks in `only` plus any never run), stage and build; returns the HTML folder."
     executed = {}
-    for name in toc_notebooks():
+    names = toc_notebooks()
+    for name in names[1:] + names[:1]:  # the landing page last: it summarises what the chapters recorded
         for i, (stem, params) in enumerate(runs(name, scale)):
             path = executed_dir(scale) / f"{stem}.ipynb"
             if only is None or name in only or not path.exists():
                 path = execute(name, stem, params, scale)
             if i == 0: executed[name] = path
-    src = stage(executed, BUILD / f"book-src-{scale}")
+    src = stage({name: executed[name] for name in names}, BUILD / f"book-src-{scale}")
     subprocess.run([str(Path(sys.executable).parent / "jupyter-book"), "build", str(src), "--warningiserror", "--keep-going",
                     "--quiet"], check=True, cwd=ROOT)
     html = BUILD / ("html" if scale == "book" else f"html-{scale}")
