@@ -69,3 +69,45 @@ def test_every_notebook_is_in_the_toc_or_a_known_extra():
     missing = [nb.stem for nb in NOTEBOOKS if f"nbs/{nb.stem}\n" not in toc + "\n"]
     assert not missing, f"notebooks not in _toc.yml: {missing}"
     yaml.safe_load(toc)
+
+
+def _cells(nb: Path) -> list[dict]:
+    return json.loads(nb.read_text())["cells"]
+
+
+def _subtitle(nb: Path) -> str:
+    "The `> ...` lines under a notebook's title, joined as nbdev should join them."
+    lines = "".join(_cells(nb)[0]["source"]).splitlines()
+    return " ".join(l[1:].strip() for l in lines if l.startswith(">"))
+
+
+EXPORTING = [nb for nb in NOTEBOOKS if any("#| default_exp" in "".join(c["source"]) for c in _cells(nb))]
+
+
+@pytest.mark.parametrize("nb", EXPORTING, ids=lambda p: p.name)
+def test_module_docstring_is_the_full_subtitle(nb):
+    import ast
+    module = next(l.split()[-1] for c in _cells(nb) for l in "".join(c["source"]).splitlines() if l.startswith("#| default_exp"))
+    doc = ast.get_docstring(ast.parse((ROOT / "embeval_nb" / f"{module}.py").read_text()))
+    assert _subtitle(nb) and doc == _subtitle(nb), f"{module}.py docstring {doc!r} is not the subtitle {_subtitle(nb)!r}"
+
+
+# What a reader of the site cannot follow (repository files outside the site) or should not read (our own process).
+NOT_FOR_READERS = [
+    (r"tests/test_\w+\.py", "a test file: say what it checks instead"),
+    (r"shared/papers|REFERENCE\.md|STYLE\.md|SOURCES\.md", "a repository file outside the site: say what it holds"),
+    (r"\]\((?!https?://|#|[\w-]+\.(md|ipynb))[^)]*\)", "a link to something that is not a page of the site"),
+    (r"\bthe issue\b|\bissue's\b|\bour (speed )?targets?\b|previous version|\bwas measured before\b", "our own process"),
+]
+
+
+@pytest.mark.parametrize("nb", NOTEBOOKS, ids=lambda p: p.name)
+def test_book_text_is_for_readers(nb):
+    import re
+    found = []
+    for i, cell in enumerate(_cells(nb)):
+        if cell["cell_type"] != "markdown": continue
+        text = "".join(cell["source"])
+        for pattern, why in NOT_FOR_READERS:
+            found += [f"cell {i}: {m.group(0)!r} ({why})" for m in re.finditer(pattern, text)]
+    assert not found, "\n".join(found)
