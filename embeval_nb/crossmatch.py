@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import gammaln, logsumexp, ndtr
 
-from .core import jit
+from .core import as_points, check_metric, jit, normalize_rows
 
 # %% auto #0
 __all__ = ['crossmatch_null_logpmf', 'crossmatch_null_pmf', 'crossmatch_null_moments', 'Matching', 'min_weight_perfect_matching',
@@ -743,23 +743,16 @@ class Matching:
 
 _DENSE_MAX = 3000   # up to this N the rounded distance matrix (8 N^2 bytes) is computed once and kept
 
-def _as_points(X, name: str) -> np.ndarray:
-    "`X` as a C-contiguous (n, d) float64 array; ValueError if not 2-D or not finite."
-    X = np.asarray(X, dtype=np.float64)
-    if X.ndim != 2: raise ValueError(f"{name} must be a 2-D (n, d) array, got shape {X.shape}")
-    if not np.all(np.isfinite(X)): raise ValueError(f"{name} contains NaN or infinite values")
-    return np.ascontiguousarray(X)
-
 def _metric_code(metric: str) -> int:
-    if metric not in _METRICS: raise ValueError(f"metric must be one of {sorted(_METRICS)}, got {metric!r}")
-    return _METRICS[metric]
+    "The kernels' code for `metric` (0 euclidean, 1 sqeuclidean, 2 cosine); ValueError listing the metrics they support."
+    return _METRICS[check_metric(metric, tuple(_METRICS))]
 
 def _prepare(Z: np.ndarray, code: int) -> np.ndarray:
     "Rows L2-normalised for the cosine metric (zero rows are an error); unchanged otherwise."
     if code != 2: return Z
-    norms = np.linalg.norm(Z, axis=1)
-    if np.any(norms == 0): raise ValueError(f"cosine distance needs non-zero rows; row {int(np.argmin(norms))} is zero")
-    return np.ascontiguousarray(Z / norms[:, None])
+    if zero := np.flatnonzero(~(Z != 0).any(1)).tolist():
+        raise ValueError(f"cosine distance needs non-zero rows; row {zero[0]} is zero")
+    return np.ascontiguousarray(normalize_rows(Z))
 
 # %% ../nbs/crossmatch_impl.ipynb #c025
 def _solve(Z, code, scale, C, ei, ej, q, nvert, warm=None):
@@ -788,7 +781,7 @@ def _extra_edges(Z, code, scale, n, pi, pj, Q):
 def min_weight_perfect_matching(Z, *, metric: str = "euclidean", levels: int = 2 ** 30, method: str = "auto",
                                 k: int = 10, max_rounds: int = 50) -> Matching:
     "Exact minimum-total-distance pairing of the rows of `Z : (N, d)` (ghost for odd N), certified on all pairs."
-    Z = _as_points(Z, "Z"); code = _metric_code(metric); Z = _prepare(Z, code)
+    Z = as_points(Z, "Z"); code = _metric_code(metric); Z = _prepare(Z, code)
     n = Z.shape[0]
     if n < 2: raise ValueError(f"Z needs at least 2 rows to be matched, got {n}")
     if not 2 <= int(levels) <= 2 ** 40: raise ValueError(f"levels must be an integer in [2, 2**40], got {levels}")
@@ -843,7 +836,7 @@ class CrossmatchResult:
 
 def crossmatch_test(X, Y, *, metric: str = "euclidean", levels: int = 2 ** 30, method: str = "auto") -> CrossmatchResult:
     "Rosenbaum's exact crossmatch test of `X : (n, d)` against `Y : (m, d)` (rejects for small A1)."
-    X = _as_points(X, "X"); Y = _as_points(Y, "Y")
+    X = as_points(X, "X"); Y = as_points(Y, "Y")
     if X.shape[1] != Y.shape[1]: raise ValueError(f"X has {X.shape[1]} columns, Y has {Y.shape[1]}: the samples must have the same dimension")
     if len(X) < 2 or len(Y) < 2: raise ValueError(f"each sample needs at least 2 points, got X: {len(X)}, Y: {len(Y)}")
     mt = min_weight_perfect_matching(np.vstack([X, Y]), metric=metric, levels=levels, method=method)
@@ -862,7 +855,7 @@ def crossmatch_test(X, Y, *, metric: str = "euclidean", levels: int = 2 ** 30, m
 def mmd_permutation_test(X, Y, *, n_permutations: int = 200, bandwidth: float | None = None,
                          seed: int = 0) -> tuple[float, float]:
     "Gaussian-kernel MMD^2 of `X : (n, d)` and `Y : (m, d)` and its permutation p-value (add-one)."
-    X = _as_points(X, "X"); Y = _as_points(Y, "Y")
+    X = as_points(X, "X"); Y = as_points(Y, "Y")
     if X.shape[1] != Y.shape[1]: raise ValueError(f"X has {X.shape[1]} columns, Y has {Y.shape[1]}")
     Z = np.vstack([X, Y]); n, N = len(X), len(X) + len(Y)
     sq = np.maximum((Z * Z).sum(1)[:, None] + (Z * Z).sum(1)[None] - 2 * Z @ Z.T, 0)
@@ -879,7 +872,7 @@ def mmd_permutation_test(X, Y, *, n_permutations: int = 200, bandwidth: float | 
 # %% ../nbs/crossmatch_impl.ipynb #c036
 def resampled_crossmatch(X, Y, *, size: int, reps: int, seed=0, metric: str = "euclidean") -> np.ndarray:
     "`(reps, 3)` array of (a1, p_value, p_value_normal) for `size` rows drawn without replacement from each of X, Y."
-    X = _as_points(X, "X"); Y = _as_points(Y, "Y")
+    X = as_points(X, "X"); Y = as_points(Y, "Y")
     if size > min(len(X), len(Y)): raise ValueError(f"size={size} exceeds the rows available (X: {len(X)}, Y: {len(Y)})")
     rng = np.random.default_rng(seed)
     out = np.empty((reps, 3))
