@@ -320,11 +320,19 @@ class Claims:
                         f"{100 * r.errors_b / r.n_items:.2f} % error",
                         verdict=interval_verdict(r.low, r.high, **region), test=test)
 
-    def table(self) -> "pd.DataFrame":
-        "The claims as a table: claim, paper, ours, verdict, test."
+    def frame(self) -> "pd.DataFrame":
+        "The claims as a DataFrame indexed by key: statement, paper, ours, verdict, test."
         import pandas as pd
         return pd.DataFrame([vars(c) for c in self.items.values()],
                             columns=["key", "statement", "paper", "ours", "verdict", "test"]).set_index("key")
+
+    def table(self) -> "pd.io.formats.style.Styler":
+        "The claims table as the book shows it: every cell in full, long text wrapped inside the page's width."
+        wrap = [{"selector": "td, th", "props": "white-space: normal; overflow-wrap: anywhere; vertical-align: top; "
+                                              "text-align: left"},
+                {"selector": "", "props": "table-layout: auto; width: 100%"}]
+        colour = {"holds": "color: #1a7f37", "fails": "color: #cf222e", "undecided": "color: #9a6700"}
+        return self.frame().style.set_table_styles(wrap).map(lambda v: colour.get(v, ""), subset=["verdict"])
 
 def _fmt(value: Any) -> str:
     "A number or statement as it appears in a claims table."

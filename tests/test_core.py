@@ -227,7 +227,9 @@ def test_claims_records_and_rejects_unknown_verdicts(tmp_path, monkeypatch):
     recs = read_records()["demo/claims"]
     assert [r["key"] for r in recs] == ["a-better", "b-better", "r", "text"]
     assert recs[2]["verdict"] == "undecided" and recs[2]["paper"] == "0.9"
-    assert list(cl.table().columns) == ["statement", "paper", "ours", "verdict", "test"]
+    assert list(cl.frame().columns) == ["statement", "paper", "ours", "verdict", "test"]
+    html = cl.table().to_html()
+    assert "white-space: normal" in html and all(c.test in html for c in cl.items.values())
 
 
 # --- the paper's numbers ----------------------------------------------------------------------
