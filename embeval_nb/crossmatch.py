@@ -14,7 +14,8 @@ from .core import as_points, check_metric, jit, normalize_rows
 
 # %% auto #0
 __all__ = ['crossmatch_null_logpmf', 'crossmatch_null_pmf', 'crossmatch_null_moments', 'Matching', 'min_weight_perfect_matching',
-           'CrossmatchResult', 'crossmatch_test', 'mmd_permutation_test', 'resampled_crossmatch']
+           'CrossmatchResult', 'crossmatch_test', 'MMDResult', 'mmd_permutation_test', 'ResampledCrossmatch',
+           'resampled_crossmatch']
 
 # %% ../nbs/crossmatch_impl.ipynb #c005
 def _check_design(N: int, n: int) -> tuple[int, int]:
@@ -852,8 +853,16 @@ def crossmatch_test(X, Y, *, metric: str = "euclidean", levels: int = 2 ** 30, m
     return CrossmatchResult(a1, len(mt.pairs), math.exp(logp), logp, pn, E, V, n, m, mt.pairs, mt.unmatched)
 
 # %% ../nbs/crossmatch_impl.ipynb #c033
+@dataclass(frozen=True)
+class MMDResult:
+    "The Gaussian-kernel MMD permutation test of two samples."
+    statistic: float        # biased MMD^2 = s^T K s of the observed labels
+    p_value: float          # (1 + #{permutations with MMD^2 >= observed}) / (1 + n_permutations)
+    bandwidth: float        # Gaussian kernel width (median pooled distance unless given)
+    n_permutations: int
+
 def mmd_permutation_test(X, Y, *, n_permutations: int = 200, bandwidth: float | None = None,
-                         seed: int = 0) -> tuple[float, float]:
+                         seed: int = 0) -> MMDResult:
     "Gaussian-kernel MMD^2 of `X : (n, d)` and `Y : (m, d)` and its permutation p-value (add-one)."
     X = as_points(X, "X"); Y = as_points(Y, "Y")
     if X.shape[1] != Y.shape[1]: raise ValueError(f"X has {X.shape[1]} columns, Y has {Y.shape[1]}")
@@ -867,17 +876,26 @@ def mmd_permutation_test(X, Y, *, n_permutations: int = 200, bandwidth: float | 
     labels = np.stack([np.arange(N)] + [rng.permutation(N) for _ in range(n_permutations)], axis=1)
     S = np.where(labels < n, 1.0 / n, -1.0 / (N - n))
     stats = np.einsum("ip,ip->p", S, K @ S)
-    return float(stats[0]), float((1 + (stats[1:] >= stats[0]).sum()) / (1 + n_permutations))
+    return MMDResult(float(stats[0]), float((1 + (stats[1:] >= stats[0]).sum()) / (1 + n_permutations)),
+                     float(bandwidth), int(n_permutations))
 
 # %% ../nbs/crossmatch_impl.ipynb #c036
-def resampled_crossmatch(X, Y, *, size: int, reps: int, seed=0, metric: str = "euclidean") -> np.ndarray:
-    "`(reps, 3)` array of (a1, p_value, p_value_normal) for `size` rows drawn without replacement from each of X, Y."
+@dataclass(frozen=True)
+class ResampledCrossmatch:
+    "Crossmatch tests of `reps` subsamples of `size` + `size` rows of two sets, one entry per repetition."
+    a1: np.ndarray              # (reps,) int64: cross pairs of each test
+    p_value: np.ndarray         # (reps,) float64: exact P(A1 <= a1)
+    p_value_normal: np.ndarray  # (reps,) float64: the R package's normal approximation
+    size: int                   # rows drawn from each set per test
+
+def resampled_crossmatch(X, Y, *, size: int, reps: int, seed=0, metric: str = "euclidean") -> ResampledCrossmatch:
+    "`reps` crossmatch tests of `size` rows drawn without replacement from each of `X : (n, d)` and `Y : (m, d)`."
     X = as_points(X, "X"); Y = as_points(Y, "Y")
     if size > min(len(X), len(Y)): raise ValueError(f"size={size} exceeds the rows available (X: {len(X)}, Y: {len(Y)})")
     rng = np.random.default_rng(seed)
-    out = np.empty((reps, 3))
+    a1, p, pn = np.empty(reps, np.int64), np.empty(reps), np.empty(reps)
     for r in range(reps):
         res = crossmatch_test(X[rng.choice(len(X), size, replace=False)], Y[rng.choice(len(Y), size, replace=False)],
                               metric=metric)
-        out[r] = res.a1, res.p_value, res.p_value_normal
-    return out
+        a1[r], p[r], pn[r] = res.a1, res.p_value, res.p_value_normal
+    return ResampledCrossmatch(a1, p, pn, int(size))

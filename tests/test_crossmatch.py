@@ -285,10 +285,9 @@ def test_bad_input():
 def test_mmd_permutation_test():
     rng = np.random.default_rng(9)
     X = rng.normal(size=(50, 5))
-    stat, p = mmd_permutation_test(X, X + 1.5, n_permutations=99, seed=1)
-    assert p == 0.01 and stat > 0
-    _, p0 = mmd_permutation_test(X[:25], X[25:], n_permutations=99, seed=1)
-    assert p0 > 0.01
+    r = mmd_permutation_test(X, X + 1.5, n_permutations=99, seed=1)
+    assert r.p_value == 0.01 and r.statistic > 0 and r.n_permutations == 99
+    assert mmd_permutation_test(X[:25], X[25:], n_permutations=99, seed=1).p_value > 0.01
     assert mmd_permutation_test(X[:25], X[25:], seed=2) == mmd_permutation_test(X[:25], X[25:], seed=2)
     with pytest.raises(ValueError, match="columns"):
         mmd_permutation_test(X, X[:, :3])
