@@ -6,6 +6,7 @@
 from __future__ import annotations
 import math
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from scipy.special import gammaln, logsumexp, ndtr
@@ -65,6 +66,7 @@ def _pair_dist(X, i, j, metric):
         d = X[i, t] - X[j, t]; s += d * d
     return np.sqrt(s) if metric == 0 else s
 
+# %% ../nbs/crossmatch_impl.ipynb #c013
 @jit
 def _level(X, i, j, metric, scale, Q):
     "Rounded distance of rows i, j: from the precomputed (N, N) matrix Q if it is not empty, else computed."
@@ -72,6 +74,7 @@ def _level(X, i, j, metric, scale, Q):
         return Q[i, j]
     return np.int64(np.rint(_pair_dist(X, i, j, metric) * scale))
 
+# %% ../nbs/crossmatch_impl.ipynb #c015
 @jit
 def _distance_matrix(X, metric):
     "All pairwise distances `(n, n) float64` (one pass, the same arithmetic as `_pair_dist`)."
@@ -81,6 +84,7 @@ def _distance_matrix(X, metric):
             D[i, j] = D[j, i] = _pair_dist(X, i, j, metric)
     return D
 
+# %% ../nbs/crossmatch_impl.ipynb #c017
 @jit
 def _rounded(D, scale):
     "round(D * scale) as int64."
@@ -90,6 +94,7 @@ def _rounded(D, scale):
             Q[i, j] = np.int64(np.rint(D[i, j] * scale))
     return Q
 
+# %% ../nbs/crossmatch_impl.ipynb #c019
 @jit
 def _max_distance(X, metric):
     "Largest pairwise distance."
@@ -101,6 +106,7 @@ def _max_distance(X, metric):
                 dmax = d
     return dmax
 
+# %% ../nbs/crossmatch_impl.ipynb #c021
 @jit
 def _complete_edges(X, metric, scale, Q):
     "All pairs i < j of the rows of X with their distances rounded to integers round(d * scale)."
@@ -112,6 +118,7 @@ def _complete_edges(X, metric, scale, Q):
             ei[k] = i; ej[k] = j; q[k] = _level(X, i, j, metric, scale, Q); k += 1
     return ei, ej, q
 
+# %% ../nbs/crossmatch_impl.ipynb #c023
 @jit
 def _knn_edges(X, metric, scale, k, Q):
     "Edges from each row of X to its k nearest rows (quantised distances), symmetrised, duplicates removed."
@@ -146,7 +153,108 @@ def _knn_edges(X, metric, scale, k, Q):
             last = keys[t]; ei[m] = last // n; ej[m] = last % n; q[m] = qs[t]; m += 1
     return ei[:m].copy(), ej[:m].copy(), q[:m].copy()
 
-# %% ../nbs/crossmatch_impl.ipynb #c014
+# %% ../nbs/crossmatch_impl.ipynb #c027
+class _Graph(NamedTuple):
+    "A graph as the blossom algorithm reads it: edge k joins ei[k] and ej[k], its endpoints are 2k and 2k + 1."
+    n: int                  # vertices 0..n-1
+    ei: np.ndarray          # (m,) int64: first vertex of edge k
+    ej: np.ndarray          # (m,) int64: second vertex of edge k
+    w: np.ndarray           # (m,) int64: weight of edge k
+    endpoint: np.ndarray    # (2m,) int64: vertex of endpoint p (endpoint[2k] = ei[k], endpoint[2k + 1] = ej[k])
+    nbptr: np.ndarray       # (n + 1,) int64: v's incident edges are listed in nbidx[nbptr[v]:nbptr[v + 1]]
+    nbidx: np.ndarray       # (2m,) int64: for each, the endpoint p at the other end (edge p >> 1)
+
+@jit
+def _graph(n, ei, ej, w):
+    "The `_Graph` of edges ei[k]-ej[k] with integer weights w[k] on vertices 0..n-1 (adjacency in CSR form)."
+    m = ei.shape[0]
+    endpoint = np.empty(2 * m, np.int64)
+    for k in range(m):
+        endpoint[2 * k] = ei[k]; endpoint[2 * k + 1] = ej[k]
+    nbptr = np.zeros(n + 1, np.int64)
+    for k in range(m):
+        nbptr[ei[k] + 1] += 1; nbptr[ej[k] + 1] += 1
+    for v in range(n):
+        nbptr[v + 1] += nbptr[v]
+    fill = nbptr[:n].copy()
+    nbidx = np.empty(2 * m, np.int64)
+    for k in range(m):
+        nbidx[fill[ei[k]]] = 2 * k + 1; fill[ei[k]] += 1
+        nbidx[fill[ej[k]]] = 2 * k; fill[ej[k]] += 1
+    return _Graph(n, ei, ej, w, endpoint, nbptr, nbidx)
+
+# %% ../nbs/crossmatch_impl.ipynb #c029
+class _State(NamedTuple):
+    "Matching, duals and blossoms (vertices 0..n-1, blossoms n..2n-1; arrays of length 2n are indexed by either)."
+    mate: np.ndarray        # (n,) the endpoint at the other end of v's matched edge, or -1
+    dualvar: np.ndarray     # (2n,) doubled vertex duals 2 u_v, then blossom duals z_B
+    allow: np.ndarray       # (m,) bool: edge known to be tight in this stage
+    inblossom: np.ndarray   # (n,) the top-level blossom holding v (v itself if none)
+    bparent: np.ndarray     # (2n,) the blossom directly enclosing a vertex or blossom, or -1
+    bbase: np.ndarray       # (2n,) the base vertex of a blossom (-1: number not in use)
+    childs: list            # blossom b's sub-blossoms in cyclic order, from the one holding the base
+    endps: list             # endps[b][i]: the endpoint joining sub-blossom i to sub-blossom i + 1
+    bbest: list             # an S-blossom's least-slack edges to other S-blossoms
+    hasbest: np.ndarray     # (2n,) bool: bbest[b] is up to date
+    unused: np.ndarray      # (n,) free blossom numbers, the first ulen[0] of them
+    ulen: np.ndarray        # (1,)
+
+@jit
+def _new_state(g):
+    "Nothing matched, no blossoms, every vertex dual 2u_v = the largest weight."
+    n = g.n; n2 = 2 * n
+    maxw = 0
+    for k in range(g.w.shape[0]):
+        if g.w[k] > maxw:
+            maxw = g.w[k]
+    dualvar = np.zeros(n2, np.int64); dualvar[:n] = maxw
+    bbase = np.full(n2, -1, np.int64); bbase[:n] = np.arange(n)
+    return _State(np.full(n, -1, np.int64), dualvar, np.zeros(g.w.shape[0], np.bool_), np.arange(n),
+                  np.full(n2, -1, np.int64), bbase, [np.empty(0, np.int64) for _ in range(n2)],
+                  [np.empty(0, np.int64) for _ in range(n2)], [np.empty(0, np.int64) for _ in range(n2)],
+                  np.zeros(n2, np.bool_), np.arange(n, n2), np.array([n]))
+
+# %% ../nbs/crossmatch_impl.ipynb #c031
+class _Forest(NamedTuple):
+    "The alternating trees of the current stage, grown from the single vertices."
+    label: np.ndarray       # (2n,) of a vertex or top-level blossom: 0 free, 1 S, 2 T (5 = on a traced path)
+    labelend: np.ndarray    # (2n,) the endpoint through which the label was given (-1 for a root)
+    bestedge: np.ndarray    # (2n,) the least-slack edge to a different S-blossom, or -1
+    queue: np.ndarray       # S-vertices whose edges are still to be scanned, the first qlen[0] of them
+    qlen: np.ndarray        # (1,)
+
+@jit
+def _new_forest(n):
+    "An empty forest for n vertices."
+    n2 = 2 * n
+    return _Forest(np.zeros(n2, np.int64), np.full(n2, -1, np.int64), np.full(n2, -1, np.int64),
+                   np.empty(4 * n + 8, np.int64), np.zeros(1, np.int64))
+
+# %% ../nbs/crossmatch_impl.ipynb #c033
+class _Scratch(NamedTuple):
+    "Buffers the steps reuse, so that nothing is allocated inside a stage but a new blossom's own lists."
+    leafbuf: np.ndarray     # (n,) the leaves of one blossom
+    stackbuf: np.ndarray    # (2n + 2,) stack of `_leaves`
+    pathbuf: np.ndarray     # (2n + 2,) blossoms on the paths traced by `_scan_blossom`
+    vbuf: np.ndarray        # (2n,) sub-blossoms and endpoints of a new blossom, on the side of
+    vebuf: np.ndarray       #   its first vertex (vbuf, vebuf) and of its second (wbuf, webuf)
+    wbuf: np.ndarray
+    webuf: np.ndarray
+    bestedgeto: np.ndarray  # (2n,) least-slack edge from a new blossom to each S-blossom (-1 between uses)
+    touched: np.ndarray     # (2n,) the S-blossoms set in bestedgeto
+    estack: np.ndarray      # (2n,) stack of `_expand_blossom`
+    astack: np.ndarray      # (2n, 2) stack of (blossom, vertex) of `_augment_blossom`
+
+@jit
+def _new_scratch(n):
+    "The `_Scratch` for a graph of n vertices."
+    n2 = 2 * n
+    return _Scratch(np.empty(n, np.int64), np.empty(n2 + 2, np.int64), np.empty(n2 + 2, np.int64),
+                    np.empty(n2, np.int64), np.empty(n2, np.int64), np.empty(n2, np.int64), np.empty(n2, np.int64),
+                    np.full(n2, -1, np.int64), np.empty(n2, np.int64), np.empty(n2, np.int64),
+                    np.empty((n2, 2), np.int64))
+
+# %% ../nbs/crossmatch_impl.ipynb #c038
 @jit
 def _leaves(b, n, childs, out, stack):
     "Leaf vertices of (sub-)blossom `b` written into `out` in Van Rantwijk's order; returns their count."
@@ -164,34 +272,48 @@ def _leaves(b, n, childs, out, stack):
                 stack[sp] = ch[t]; sp += 1
     return c
 
+# %% ../nbs/crossmatch_impl.ipynb #c040
 @jit
-def _assign_label(w, t, p, n, endpoint, mate, label, labelend, inblossom, bestedge, bbase, childs,
-                  queue, qlen, leafbuf, stackbuf):
-    "Label the top-level blossom of vertex `w` with `t` (1 = S, 2 = T), reached through endpoint `p`."
+def _wrap(j, L):
+    "j modulo L in 0..L-1 (also for negative j: a blossom's children are walked both ways round)."
+    return ((j % L) + L) % L
+
+@jit
+def _slack(k, ei, ej, w, dualvar):
+    "Twice the slack of edge k under the current duals: 2u_i + 2u_j - 2w_k (vertex duals are stored doubled)."
+    return dualvar[ei[k]] + dualvar[ej[k]] - 2 * w[k]
+
+# %% ../nbs/crossmatch_impl.ipynb #c042
+@jit
+def _assign_label(v, t, p, f, endpoint, mate, inblossom, bbase, childs, leafbuf, stackbuf):
+    "Label the top-level blossom of vertex `v` with `t` (1 = S, 2 = T), reached through endpoint `p`."
+    label, labelend, bestedge, queue, qlen = f
     while True:
-        b = inblossom[w]
-        label[w] = t; label[b] = t
-        labelend[w] = p; labelend[b] = p
-        bestedge[w] = -1; bestedge[b] = -1
-        if t == 1:
-            c = _leaves(b, n, childs, leafbuf, stackbuf)
+        b = inblossom[v]
+        label[v] = t; label[b] = t
+        labelend[v] = p; labelend[b] = p
+        bestedge[v] = -1; bestedge[b] = -1
+        if t == 1:                                  # S: queue its vertices for scanning
+            c = _leaves(b, inblossom.shape[0], childs, leafbuf, stackbuf)
             for i in range(c):
                 queue[qlen[0]] = leafbuf[i]; qlen[0] += 1
             return
-        mb = mate[bbase[b]]
-        w = endpoint[mb]; t = 1; p = mb ^ 1
+        mb = mate[bbase[b]]                         # T: its base's partner becomes S
+        v = endpoint[mb]; t = 1; p = mb ^ 1
 
+# %% ../nbs/crossmatch_impl.ipynb #c045
 @jit
-def _scan_blossom(v, w, endpoint, label, labelend, inblossom, bbase, pathbuf):
+def _scan_blossom(v, w, f, endpoint, inblossom, bbase, pathbuf):
     "Trace back from S-vertices `v` and `w`: base vertex of a new blossom, or -1 for an augmenting path."
+    label, labelend = f.label, f.labelend
     pl = 0; base = -1
     while v != -1 or w != -1:
         b = inblossom[v]
-        if label[b] & 4:
+        if label[b] & 4:                            # met a blossom already marked on the other path
             base = bbase[b]; break
         pathbuf[pl] = b; pl += 1
         label[b] = 5
-        if labelend[b] == -1:
+        if labelend[b] == -1:                       # reached a root
             v = -1
         else:
             v = endpoint[labelend[b]]
@@ -203,6 +325,7 @@ def _scan_blossom(v, w, endpoint, label, labelend, inblossom, bbase, pathbuf):
         label[pathbuf[i]] = 1
     return base
 
+# %% ../nbs/crossmatch_impl.ipynb #c048
 @jit
 def _offer_best_edge(k, b, ei, ej, w, dualvar, inblossom, label, bestedgeto, touched, nt):
     "Offer edge `k` leaving blossom `b` as the least-slack edge to its S-blossom; returns the new count of `touched`."
@@ -211,31 +334,57 @@ def _offer_best_edge(k, b, ei, ej, w, dualvar, inblossom, label, bestedgeto, tou
     if bj != b and label[bj] == 1:
         if bestedgeto[bj] == -1:
             bestedgeto[bj] = k; touched[nt] = bj; nt += 1
-        else:
-            k3 = bestedgeto[bj]
-            if dualvar[ei[k]] + dualvar[ej[k]] - 2 * w[k] < dualvar[ei[k3]] + dualvar[ej[k3]] - 2 * w[k3]:
-                bestedgeto[bj] = k
+        elif _slack(k, ei, ej, w, dualvar) < _slack(bestedgeto[bj], ei, ej, w, dualvar):
+            bestedgeto[bj] = k
     return nt
 
 @jit
-def _wrap(j, L):
-    return ((j % L) + L) % L
+def _blossom_best_edges(b, g, s, f, sc):
+    "Least-slack edges from new S-blossom `b` to every other S-blossom, from its children's lists or their edges."
+    n, ei, ej, w, endpoint, nbptr, nbidx = g
+    dualvar, inblossom, childs, bbest, hasbest = s.dualvar, s.inblossom, s.childs, s.bbest, s.hasbest
+    label, bestedge = f.label, f.bestedge
+    leafbuf, stackbuf, bestedgeto, touched = sc.leafbuf, sc.stackbuf, sc.bestedgeto, sc.touched
+    ch = childs[b]; nt = 0
+    for ci in range(ch.shape[0]):
+        sb = ch[ci]
+        if not hasbest[sb]:
+            c = _leaves(sb, n, childs, leafbuf, stackbuf)
+            for li in range(c):
+                u = leafbuf[li]
+                for idx in range(nbptr[u], nbptr[u + 1]):
+                    nt = _offer_best_edge(nbidx[idx] >> 1, b, ei, ej, w, dualvar, inblossom, label, bestedgeto, touched, nt)
+        else:
+            lst = bbest[sb]
+            for li in range(lst.shape[0]):
+                nt = _offer_best_edge(lst[li], b, ei, ej, w, dualvar, inblossom, label, bestedgeto, touched, nt)
+        hasbest[sb] = False; bbest[sb] = np.empty(0, np.int64); bestedge[sb] = -1
+    touched[:nt].sort()
+    lst = np.empty(nt, np.int64)
+    best = -1; bestslack = 0
+    for i in range(nt):
+        k2 = bestedgeto[touched[i]]; bestedgeto[touched[i]] = -1
+        lst[i] = k2
+        sl = _slack(k2, ei, ej, w, dualvar)
+        if best == -1 or sl < bestslack:
+            best = k2; bestslack = sl
+    bbest[b] = lst; hasbest[b] = True; bestedge[b] = best
 
-# %% ../nbs/crossmatch_impl.ipynb #c015
 @jit
-def _add_blossom(base, k, n, ei, ej, w, endpoint, nbptr, nbidx, mate, label, labelend, inblossom, bparent,
-                 bbase, bestedge, dualvar, childs, endps, bbest, hasbest, unused, ulen, queue, qlen,
-                 leafbuf, stackbuf, vbuf, vebuf, wbuf, webuf, bestedgeto, touched):
+def _add_blossom(base, k, g, s, f, sc):
     "Make a new S-blossom with base vertex `base` around the S-S edge `k`."
-    v = ei[k]; x = ej[k]
+    endpoint, inblossom, bparent, bbase, childs = g.endpoint, s.inblossom, s.bparent, s.bbase, s.childs
+    label, labelend, queue, qlen = f.label, f.labelend, f.queue, f.qlen
+    vbuf, vebuf, wbuf, webuf = sc.vbuf, sc.vebuf, sc.wbuf, sc.webuf
+    v = g.ei[k]; x = g.ej[k]
     bb = inblossom[base]; bv = inblossom[v]; bw = inblossom[x]
-    ulen[0] -= 1; b = unused[ulen[0]]
+    s.ulen[0] -= 1; b = s.unused[s.ulen[0]]
     bbase[b] = base; bparent[b] = -1; bparent[bb] = b
-    nv = 0
+    nv = 0                                          # sub-blossoms from v's side back to the base
     while bv != bb:
         bparent[bv] = b; vbuf[nv] = bv; vebuf[nv] = labelend[bv]; nv += 1
         v = endpoint[labelend[bv]]; bv = inblossom[v]
-    nw = 0
+    nw = 0                                          # and from x's side
     while bw != bb:
         bparent[bw] = b; wbuf[nw] = bw; webuf[nw] = labelend[bw] ^ 1; nw += 1
         x = endpoint[labelend[bw]]; bw = inblossom[x]
@@ -247,114 +396,22 @@ def _add_blossom(base, k, n, ei, ej, w, endpoint, nbptr, nbidx, mate, label, lab
     ep[nv] = 2 * k
     for i in range(nw):
         ch[1 + nv + i] = wbuf[i]; ep[nv + 1 + i] = webuf[i]
-    childs[b] = ch; endps[b] = ep
-    label[b] = 1; labelend[b] = labelend[bb]; dualvar[b] = 0
-    c = _leaves(b, n, childs, leafbuf, stackbuf)
-    for i in range(c):
-        u = leafbuf[i]
+    childs[b] = ch; s.endps[b] = ep
+    label[b] = 1; labelend[b] = labelend[bb]; s.dualvar[b] = 0
+    c = _leaves(b, g.n, childs, sc.leafbuf, sc.stackbuf)
+    for i in range(c):                              # its former T-vertices are S now: queue them
+        u = sc.leafbuf[i]
         if label[inblossom[u]] == 2:
             queue[qlen[0]] = u; qlen[0] += 1
         inblossom[u] = b
-    nt = 0
-    for ci in range(L):
-        s = ch[ci]
-        if not hasbest[s]:
-            c = _leaves(s, n, childs, leafbuf, stackbuf)
-            for li in range(c):
-                u = leafbuf[li]
-                for idx in range(nbptr[u], nbptr[u + 1]):
-                    nt = _offer_best_edge(nbidx[idx] >> 1, b, ei, ej, w, dualvar, inblossom, label, bestedgeto, touched, nt)
-        else:
-            lst = bbest[s]
-            for li in range(lst.shape[0]):
-                nt = _offer_best_edge(lst[li], b, ei, ej, w, dualvar, inblossom, label, bestedgeto, touched, nt)
-        hasbest[s] = False; bbest[s] = np.empty(0, np.int64); bestedge[s] = -1
-    touched[:nt].sort()
-    lst = np.empty(nt, np.int64)
-    best = -1; bestslack = 0
-    for i in range(nt):
-        k2 = bestedgeto[touched[i]]; bestedgeto[touched[i]] = -1
-        lst[i] = k2
-        sl = dualvar[ei[k2]] + dualvar[ej[k2]] - 2 * w[k2]
-        if best == -1 or sl < bestslack:
-            best = k2; bestslack = sl
-    bbest[b] = lst; hasbest[b] = True; bestedge[b] = best
+    _blossom_best_edges(b, g, s, f, sc)
 
-# %% ../nbs/crossmatch_impl.ipynb #c016
+# %% ../nbs/crossmatch_impl.ipynb #c052
 @jit
-def _expand_blossom(b0, endstage, n, endpoint, mate, label, labelend, inblossom, bparent, bbase, bestedge,
-                    dualvar, allow, childs, endps, bbest, hasbest, unused, ulen, queue, qlen,
-                    leafbuf, stackbuf, estack):
-    "Expand top-level blossom `b0`; at the end of a stage also its sub-blossoms with zero dual."
-    sp = 1; estack[0] = b0
-    while sp > 0:
-        sp -= 1; b = estack[sp]
-        ch = childs[b]; L = ch.shape[0]
-        for ci in range(L):
-            s = ch[ci]
-            bparent[s] = -1
-            if s < n:
-                inblossom[s] = s
-            elif endstage and dualvar[s] == 0:
-                estack[sp] = s; sp += 1
-            else:
-                c = _leaves(s, n, childs, leafbuf, stackbuf)
-                for i in range(c):
-                    inblossom[leafbuf[i]] = s
-        if (not endstage) and label[b] == 2:
-            ep = endps[b]
-            entry = inblossom[endpoint[labelend[b] ^ 1]]
-            j = 0
-            for ci in range(L):
-                if ch[ci] == entry:
-                    j = ci
-                    break
-            if j & 1:
-                j -= L; jstep = 1; et = 0
-            else:
-                jstep = -1; et = 1
-            p = labelend[b]
-            while j != 0:
-                label[endpoint[p ^ 1]] = 0
-                label[endpoint[ep[_wrap(j - et, L)] ^ et ^ 1]] = 0
-                _assign_label(endpoint[p ^ 1], 2, p, n, endpoint, mate, label, labelend, inblossom, bestedge,
-                              bbase, childs, queue, qlen, leafbuf, stackbuf)
-                allow[ep[_wrap(j - et, L)] >> 1] = True
-                j += jstep
-                p = ep[_wrap(j - et, L)] ^ et
-                allow[p >> 1] = True
-                j += jstep
-            bv = ch[_wrap(j, L)]
-            label[endpoint[p ^ 1]] = 2; label[bv] = 2
-            labelend[endpoint[p ^ 1]] = p; labelend[bv] = p
-            bestedge[bv] = -1
-            j += jstep
-            while ch[_wrap(j, L)] != entry:
-                bv = ch[_wrap(j, L)]
-                if label[bv] == 1:
-                    j += jstep
-                    continue
-                c = _leaves(bv, n, childs, leafbuf, stackbuf)
-                found = -1
-                for i in range(c):
-                    if label[leafbuf[i]] != 0:
-                        found = leafbuf[i]
-                        break
-                if found >= 0:
-                    label[found] = 0
-                    label[endpoint[mate[bbase[bv]]]] = 0
-                    _assign_label(found, 2, labelend[found], n, endpoint, mate, label, labelend, inblossom,
-                                  bestedge, bbase, childs, queue, qlen, leafbuf, stackbuf)
-                j += jstep
-        label[b] = -1; labelend[b] = -1
-        childs[b] = np.empty(0, np.int64); endps[b] = np.empty(0, np.int64)
-        bbase[b] = -1; hasbest[b] = False; bbest[b] = np.empty(0, np.int64); bestedge[b] = -1
-        unused[ulen[0]] = b; ulen[0] += 1
-
-# %% ../nbs/crossmatch_impl.ipynb #c017
-@jit
-def _augment_blossom(b0, v0, n, endpoint, mate, bparent, bbase, childs, endps, astack):
+def _augment_blossom(b0, v0, g, s, astack):
     "Swap matched and unmatched edges on the alternating path in blossom `b0` from vertex `v0` to its base."
+    n, endpoint = g.n, g.endpoint
+    mate, bparent, bbase, childs, endps = s.mate, s.bparent, s.bbase, s.childs, s.endps
     sp = 1; astack[0, 0] = b0; astack[0, 1] = v0
     while sp > 0:
         sp -= 1; b = astack[sp, 0]; v = astack[sp, 1]
@@ -386,234 +443,313 @@ def _augment_blossom(b0, v0, n, endpoint, mate, bparent, bbase, childs, endps, a
                 astack[sp, 0] = t; astack[sp, 1] = endpoint[p ^ 1]; sp += 1
             mate[endpoint[p]] = p ^ 1
             mate[endpoint[p ^ 1]] = p
-        childs[b] = np.concatenate((ch[i:], ch[:i]))
+        childs[b] = np.concatenate((ch[i:], ch[:i]))    # the child holding v0 first: v0 is the new base
         endps[b] = np.concatenate((ep[i:], ep[:i]))
         bbase[b] = v
 
 @jit
-def _augment_matching(k, n, ei, ej, endpoint, mate, label, labelend, inblossom, bparent, bbase, childs, endps, astack):
+def _augment_matching(k, g, s, f, astack):
     "Augment the matching along the path through S-S edge `k`."
+    n, endpoint, mate, inblossom, labelend = g.n, g.endpoint, s.mate, s.inblossom, f.labelend
     for side in range(2):
         if side == 0:
-            s = ei[k]; p = 2 * k + 1
+            x = g.ei[k]; p = 2 * k + 1
         else:
-            s = ej[k]; p = 2 * k
+            x = g.ej[k]; p = 2 * k
         while True:
-            bs = inblossom[s]
+            bs = inblossom[x]
             if bs >= n:
-                _augment_blossom(bs, s, n, endpoint, mate, bparent, bbase, childs, endps, astack)
-            mate[s] = p
+                _augment_blossom(bs, x, g, s, astack)
+            mate[x] = p
             if labelend[bs] == -1:
                 break
             t = endpoint[labelend[bs]]
             bt = inblossom[t]
-            s = endpoint[labelend[bt]]
+            x = endpoint[labelend[bt]]
             j = endpoint[labelend[bt] ^ 1]
             if bt >= n:
-                _augment_blossom(bt, j, n, endpoint, mate, bparent, bbase, childs, endps, astack)
+                _augment_blossom(bt, j, g, s, astack)
             mate[j] = labelend[bt]
             p = labelend[bt] ^ 1
 
-# %% ../nbs/crossmatch_impl.ipynb #c018
+# %% ../nbs/crossmatch_impl.ipynb #c056
+@jit
+def _relabel_expanded(b, g, s, f, sc):
+    "Relabel the children of T-blossom `b`, being expanded: T, S, ..., T on the even path from its entry child to its base."
+    endpoint, mate, inblossom, bbase, childs, allow = g.endpoint, s.mate, s.inblossom, s.bbase, s.childs, s.allow
+    label, labelend = f.label, f.labelend
+    leafbuf, stackbuf = sc.leafbuf, sc.stackbuf
+    ch = childs[b]; ep = s.endps[b]; L = ch.shape[0]
+    entry = inblossom[endpoint[labelend[b] ^ 1]]
+    j = 0
+    for ci in range(L):
+        if ch[ci] == entry:
+            j = ci
+            break
+    if j & 1:
+        j -= L; jstep = 1; et = 0
+    else:
+        jstep = -1; et = 1
+    p = labelend[b]
+    while j != 0:                                   # the path: relabel each T-child and its S-partner
+        label[endpoint[p ^ 1]] = 0
+        label[endpoint[ep[_wrap(j - et, L)] ^ et ^ 1]] = 0
+        _assign_label(endpoint[p ^ 1], 2, p, f, endpoint, mate, inblossom, bbase, childs, leafbuf, stackbuf)
+        allow[ep[_wrap(j - et, L)] >> 1] = True
+        j += jstep
+        p = ep[_wrap(j - et, L)] ^ et
+        allow[p >> 1] = True
+        j += jstep
+    bv = ch[_wrap(j, L)]                            # the base child becomes T without labelling its partner
+    label[endpoint[p ^ 1]] = 2; label[bv] = 2
+    labelend[endpoint[p ^ 1]] = p; labelend[bv] = p
+    f.bestedge[bv] = -1
+    j += jstep
+    while ch[_wrap(j, L)] != entry:                 # the other children: T again if reached from outside
+        bv = ch[_wrap(j, L)]
+        if label[bv] == 1:
+            j += jstep
+            continue
+        c = _leaves(bv, g.n, childs, leafbuf, stackbuf)
+        found = -1
+        for i in range(c):
+            if label[leafbuf[i]] != 0:
+                found = leafbuf[i]
+                break
+        if found >= 0:
+            label[found] = 0
+            label[endpoint[mate[bbase[bv]]]] = 0
+            _assign_label(found, 2, labelend[found], f, endpoint, mate, inblossom, bbase, childs, leafbuf, stackbuf)
+        j += jstep
+
+@jit
+def _expand_blossom(b0, endstage, g, s, f, sc):
+    "Expand top-level blossom `b0`; at the end of a stage also its sub-blossoms with zero dual."
+    n, dualvar, inblossom, bparent, childs = g.n, s.dualvar, s.inblossom, s.bparent, s.childs
+    label, labelend, estack, leafbuf = f.label, f.labelend, sc.estack, sc.leafbuf
+    sp = 1; estack[0] = b0
+    while sp > 0:
+        sp -= 1; b = estack[sp]
+        ch = childs[b]
+        for ci in range(ch.shape[0]):
+            sb = ch[ci]
+            bparent[sb] = -1
+            if sb < n:
+                inblossom[sb] = sb
+            elif endstage and dualvar[sb] == 0:
+                estack[sp] = sb; sp += 1
+            else:
+                c = _leaves(sb, n, childs, leafbuf, sc.stackbuf)
+                for i in range(c):
+                    inblossom[leafbuf[i]] = sb
+        if (not endstage) and label[b] == 2:
+            _relabel_expanded(b, g, s, f, sc)
+        label[b] = -1; labelend[b] = -1
+        childs[b] = np.empty(0, np.int64); s.endps[b] = np.empty(0, np.int64)
+        s.bbase[b] = -1; s.hasbest[b] = False; s.bbest[b] = np.empty(0, np.int64); f.bestedge[b] = -1
+        s.unused[s.ulen[0]] = b; s.ulen[0] += 1
+
+# %% ../nbs/crossmatch_impl.ipynb #c060
+@jit
+def _start_stage(g, s, f, sc):
+    "Clear the labels and the tight-edge marks, and make every single vertex the root of a tree (an S-vertex)."
+    endpoint, mate, inblossom, bbase, childs = g.endpoint, s.mate, s.inblossom, s.bbase, s.childs
+    label, hasbest, leafbuf, stackbuf = f.label, s.hasbest, sc.leafbuf, sc.stackbuf
+    label[:] = 0; f.bestedge[:] = -1
+    for b in range(g.n, 2 * g.n):
+        hasbest[b] = False
+    s.allow[:] = False
+    f.qlen[0] = 0
+    for v in range(g.n):
+        if mate[v] == -1 and label[inblossom[v]] == 0:
+            _assign_label(v, 1, -1, f, endpoint, mate, inblossom, bbase, childs, leafbuf, stackbuf)
+
+# %% ../nbs/crossmatch_impl.ipynb #c062
+@jit
+def _grow_forest(g, s, f, sc):
+    "Scan the queued S-vertices' edges: label, shrink blossoms, note least slacks; True once the matching is augmented."
+    n, ei, ej, w, endpoint, nbptr, nbidx = g
+    mate, dualvar, allow, inblossom, bbase, childs = s.mate, s.dualvar, s.allow, s.inblossom, s.bbase, s.childs
+    label, labelend, bestedge, queue, qlen = f
+    leafbuf, stackbuf = sc.leafbuf, sc.stackbuf
+    while qlen[0] > 0:
+        qlen[0] -= 1; v = queue[qlen[0]]
+        for idx in range(nbptr[v], nbptr[v + 1]):
+            p = nbidx[idx]; k = p >> 1; x = endpoint[p]
+            if inblossom[v] == inblossom[x]:
+                continue
+            kslack = 0
+            if not allow[k]:
+                kslack = _slack(k, ei, ej, w, dualvar)
+                if kslack <= 0:
+                    allow[k] = True
+            if allow[k]:
+                lx = label[inblossom[x]]
+                if lx == 0:                         # free: x's blossom becomes T, its partner S
+                    _assign_label(x, 2, p ^ 1, f, endpoint, mate, inblossom, bbase, childs, leafbuf, stackbuf)
+                elif lx == 1:                       # S-S: a blossom, or two trees meet
+                    base = _scan_blossom(v, x, f, endpoint, inblossom, bbase, sc.pathbuf)
+                    if base >= 0:
+                        _add_blossom(base, k, g, s, f, sc)
+                    else:
+                        _augment_matching(k, g, s, f, sc.astack)
+                        return True
+                elif label[x] == 0:                 # x inside a T-blossom, reached for the first time
+                    label[x] = 2; labelend[x] = p ^ 1
+            else:                                   # not tight: keep the least slack to an S-blossom or free vertex
+                b = inblossom[v] if label[inblossom[x]] == 1 else (x if label[x] == 0 else -1)
+                if b >= 0 and (bestedge[b] == -1 or kslack < _slack(bestedge[b], ei, ej, w, dualvar)):
+                    bestedge[b] = k
+    return False
+
+# %% ../nbs/crossmatch_impl.ipynb #c065
+@jit
+def _choose_delta(g, s, f, maxcard):
+    "The dual change of this step: (type 1-4, delta, edge of types 2-3, blossom of type 4), as Van Rantwijk's delta1-4."
+    n, ei, ej, w = g.n, g.ei, g.ej, g.w
+    dualvar, inblossom, bparent, bbase = s.dualvar, s.inblossom, s.bparent, s.bbase
+    label, bestedge = f.label, f.bestedge
+    deltatype = -1; delta = 0; deltaedge = -1; deltablossom = -1
+    if not maxcard:                                 # 1: a single vertex's dual reaches zero
+        deltatype = 1; delta = dualvar[:n].min()
+    for v in range(n):                              # 2: an edge from an S-vertex to a free vertex gets tight
+        if label[inblossom[v]] == 0 and bestedge[v] != -1:
+            d = _slack(bestedge[v], ei, ej, w, dualvar)
+            if deltatype == -1 or d < delta:
+                delta = d; deltatype = 2; deltaedge = bestedge[v]
+    for b in range(2 * n):                          # 3: an edge between two S-blossoms gets tight
+        if bparent[b] == -1 and label[b] == 1 and bestedge[b] != -1:
+            d = _slack(bestedge[b], ei, ej, w, dualvar) // 2
+            if deltatype == -1 or d < delta:
+                delta = d; deltatype = 3; deltaedge = bestedge[b]
+    for b in range(n, 2 * n):                       # 4: a T-blossom's dual reaches zero
+        if bbase[b] >= 0 and bparent[b] == -1 and label[b] == 2 and (deltatype == -1 or dualvar[b] < delta):
+            delta = dualvar[b]; deltatype = 4; deltablossom = b
+    if deltatype == -1:                             # nothing left to do (max-cardinality mode): stop
+        deltatype = 1; delta = max(0, dualvar[:n].min())
+    return deltatype, delta, deltaedge, deltablossom
+
+@jit
+def _shift_duals(g, s, f, delta):
+    "Lower S-vertices and raise T-vertices by `delta`; raise S-blossoms and lower T-blossoms (top level) by it."
+    n, dualvar, inblossom, bparent, bbase, label = g.n, s.dualvar, s.inblossom, s.bparent, s.bbase, f.label
+    for v in range(n):
+        lv = label[inblossom[v]]
+        if lv == 1:
+            dualvar[v] -= delta
+        elif lv == 2:
+            dualvar[v] += delta
+    for b in range(n, 2 * n):
+        if bbase[b] >= 0 and bparent[b] == -1:
+            if label[b] == 1:
+                dualvar[b] += delta
+            elif label[b] == 2:
+                dualvar[b] -= delta
+
+@jit
+def _dual_step(g, s, f, sc, maxcard):
+    "Change the duals by the smallest delta and act on what became tight; False if the stage is over (type 1)."
+    deltatype, delta, deltaedge, deltablossom = _choose_delta(g, s, f, maxcard)
+    _shift_duals(g, s, f, delta)
+    if deltatype == 1:
+        return False
+    if deltatype == 2:                              # scan the edge again from its S-end
+        s.allow[deltaedge] = True
+        i = g.ei[deltaedge]
+        if f.label[s.inblossom[i]] == 0:
+            i = g.ej[deltaedge]
+        f.queue[f.qlen[0]] = i; f.qlen[0] += 1
+    elif deltatype == 3:
+        s.allow[deltaedge] = True
+        f.queue[f.qlen[0]] = g.ei[deltaedge]; f.qlen[0] += 1
+    else:
+        _expand_blossom(deltablossom, False, g, s, f, sc)
+    return True
+
+# %% ../nbs/crossmatch_impl.ipynb #c068
+@jit
+def _expand_zero_blossoms(g, s, f, sc):
+    "After an augmentation: expand every top-level S-blossom whose dual is zero (and its zero-dual sub-blossoms)."
+    bparent, bbase, dualvar, label = s.bparent, s.bbase, s.dualvar, f.label
+    for b in range(g.n, 2 * g.n):
+        if bparent[b] == -1 and bbase[b] >= 0 and label[b] == 1 and dualvar[b] == 0:
+            _expand_blossom(b, True, g, s, f, sc)
+
+# %% ../nbs/crossmatch_impl.ipynb #c072
+@jit
+def _feasible_start(g, s, njump, init_dual):
+    "Vertex duals of a jump start (largest incident weight, for v < njump) or warm start (`init_dual`), made feasible."
+    n, ei, ej, w, endpoint, nbptr, nbidx = g
+    dualvar = s.dualvar
+    warm = init_dual.shape[0] == n
+    dualvar[:n] = 0
+    if warm:
+        dualvar[:n] = init_dual
+    else:
+        for v in range(min(njump, n)):
+            best = w[nbidx[nbptr[v]] >> 1] if nbptr[v + 1] > nbptr[v] else 0
+            for idx in range(nbptr[v], nbptr[v + 1]):
+                best = max(best, w[nbidx[idx] >> 1])
+            dualvar[v] = best
+    for k in range(ei.shape[0]):                    # raise one end of every infeasible edge (the ghost, if any)
+        deficit = 2 * w[k] - dualvar[ei[k]] - dualvar[ej[k]]
+        if deficit > 0:
+            dualvar[ej[k] if (ej[k] >= njump or warm) else ei[k]] += deficit
+
+@jit
+def _match_tight_edges(g, s, init_mate):
+    "Match the pairs of `init_mate` that are still tight, then tight edges greedily; make single duals even. Returns the count."
+    n, ei, ej, w, endpoint, nbptr, nbidx = g
+    mate, dualvar = s.mate, s.dualvar
+    nmatched = 0
+    if init_mate.shape[0] == n:
+        for v in range(n):
+            u = init_mate[v]
+            if u > v and mate[v] == -1 and mate[u] == -1:
+                for idx in range(nbptr[v], nbptr[v + 1]):
+                    p = nbidx[idx]
+                    if endpoint[p] == u:
+                        if dualvar[v] + dualvar[u] == 2 * w[p >> 1]:
+                            mate[v] = p; mate[u] = p ^ 1; nmatched += 1
+                        break
+    for k in range(ei.shape[0]):
+        i = ei[k]; j = ej[k]
+        if mate[i] == -1 and mate[j] == -1 and dualvar[i] + dualvar[j] == 2 * w[k]:
+            mate[i] = 2 * k + 1; mate[j] = 2 * k; nmatched += 1
+    for v in range(n):                              # every single vertex starts with the same parity
+        if mate[v] == -1 and dualvar[v] & 1:
+            dualvar[v] += 1
+    return nmatched
+
+# %% ../nbs/crossmatch_impl.ipynb #c076
 @jit
 def _blossom_matching(n, ei, ej, w, maxcard, njump, init_dual, init_mate):
     "Van Rantwijk's O(n^3) weighted blossom algorithm on integer weights `w` of edges ei[k]-ej[k] (jump/warm start: see text)."
-    m = ei.shape[0]
-    endpoint = np.empty(2 * m, np.int64)
-    for k in range(m):
-        endpoint[2 * k] = ei[k]; endpoint[2 * k + 1] = ej[k]
-    nbptr = np.zeros(n + 1, np.int64)
-    for k in range(m):
-        nbptr[ei[k] + 1] += 1; nbptr[ej[k] + 1] += 1
-    for v in range(n):
-        nbptr[v + 1] += nbptr[v]
-    fill = nbptr[:n].copy()
-    nbidx = np.empty(2 * m, np.int64)
-    for k in range(m):
-        nbidx[fill[ei[k]]] = 2 * k + 1; fill[ei[k]] += 1
-        nbidx[fill[ej[k]]] = 2 * k; fill[ej[k]] += 1
-    maxw = 0
-    for k in range(m):
-        if w[k] > maxw:
-            maxw = w[k]
-    n2 = 2 * n
-    mate = np.full(n, -1, np.int64)
-    label = np.zeros(n2, np.int64)
-    labelend = np.full(n2, -1, np.int64)
-    inblossom = np.arange(n)
-    bparent = np.full(n2, -1, np.int64)
-    bbase = np.full(n2, -1, np.int64); bbase[:n] = np.arange(n)
-    childs = [np.empty(0, np.int64) for _ in range(n2)]
-    endps = [np.empty(0, np.int64) for _ in range(n2)]
-    bbest = [np.empty(0, np.int64) for _ in range(n2)]
-    hasbest = np.zeros(n2, np.bool_)
-    bestedge = np.full(n2, -1, np.int64)
-    unused = np.arange(n, n2); ulen = np.array([n])
-    dualvar = np.zeros(n2, np.int64); dualvar[:n] = maxw
-    allow = np.zeros(m, np.bool_)
-    queue = np.empty(4 * n + 8, np.int64); qlen = np.zeros(1, np.int64)
-    leafbuf = np.empty(n, np.int64); stackbuf = np.empty(n2 + 2, np.int64)
-    pathbuf = np.empty(n2 + 2, np.int64)
-    vbuf = np.empty(n2, np.int64); vebuf = np.empty(n2, np.int64)
-    wbuf = np.empty(n2, np.int64); webuf = np.empty(n2, np.int64)
-    bestedgeto = np.full(n2, -1, np.int64); touched = np.empty(n2, np.int64)
-    estack = np.empty(n2, np.int64); astack = np.empty((n2, 2), np.int64)
+    g = _graph(n, ei, ej, w)
+    s = _new_state(g); f = _new_forest(n); sc = _new_scratch(n)
     nmatched = 0
     if maxcard and (njump > 0 or init_dual.shape[0] == n):
-        # start from given duals (warm start) or from 2u_v = largest incident weight for v < njump (jump start);
-        # raise duals until every edge is feasible, keep the given pairs that are tight, match further tight
-        # edges greedily, and make the duals of single vertices even (see the parity remark above)
-        dualvar[:n] = 0
-        if init_dual.shape[0] == n:
-            dualvar[:n] = init_dual
-        else:
-            for v in range(min(njump, n)):
-                best = w[nbidx[nbptr[v]] >> 1] if nbptr[v + 1] > nbptr[v] else 0
-                for idx in range(nbptr[v], nbptr[v + 1]):
-                    best = max(best, w[nbidx[idx] >> 1])
-                dualvar[v] = best
-        for k in range(m):
-            deficit = 2 * w[k] - dualvar[ei[k]] - dualvar[ej[k]]
-            if deficit > 0:
-                dualvar[ej[k] if (ej[k] >= njump or init_dual.shape[0] == n) else ei[k]] += deficit
-        if init_mate.shape[0] == n:
-            for v in range(n):
-                u = init_mate[v]
-                if u > v and mate[v] == -1 and mate[u] == -1:
-                    for idx in range(nbptr[v], nbptr[v + 1]):
-                        p = nbidx[idx]
-                        if endpoint[p] == u:
-                            if dualvar[v] + dualvar[u] == 2 * w[p >> 1]:
-                                mate[v] = p; mate[u] = p ^ 1; nmatched += 1
-                            break
-        for k in range(m):
-            i = ei[k]; j = ej[k]
-            if mate[i] == -1 and mate[j] == -1 and dualvar[i] + dualvar[j] == 2 * w[k]:
-                mate[i] = 2 * k + 1; mate[j] = 2 * k; nmatched += 1
-        for v in range(n):
-            if mate[v] == -1 and dualvar[v] & 1:
-                dualvar[v] += 1
-    for stage in range(n):
+        _feasible_start(g, s, njump, init_dual)
+        nmatched = _match_tight_edges(g, s, init_mate)
+    for stage in range(n):                          # each stage augments the matching by one edge, or ends
         if 2 * nmatched >= n - 1:
             break
-        label[:] = 0; bestedge[:] = -1
-        for b in range(n, n2):
-            hasbest[b] = False
-        allow[:] = False
-        qlen[0] = 0
-        for v in range(n):
-            if mate[v] == -1 and label[inblossom[v]] == 0:
-                _assign_label(v, 1, -1, n, endpoint, mate, label, labelend, inblossom, bestedge, bbase, childs,
-                              queue, qlen, leafbuf, stackbuf)
+        _start_stage(g, s, f, sc)
         augmented = False
-        while True:
-            while qlen[0] > 0 and not augmented:
-                qlen[0] -= 1; v = queue[qlen[0]]
-                for idx in range(nbptr[v], nbptr[v + 1]):
-                    p = nbidx[idx]; k = p >> 1; x = endpoint[p]
-                    if inblossom[v] == inblossom[x]:
-                        continue
-                    kslack = 0
-                    if not allow[k]:
-                        kslack = dualvar[ei[k]] + dualvar[ej[k]] - 2 * w[k]
-                        if kslack <= 0:
-                            allow[k] = True
-                    if allow[k]:
-                        lx = label[inblossom[x]]
-                        if lx == 0:
-                            _assign_label(x, 2, p ^ 1, n, endpoint, mate, label, labelend, inblossom, bestedge,
-                                          bbase, childs, queue, qlen, leafbuf, stackbuf)
-                        elif lx == 1:
-                            base = _scan_blossom(v, x, endpoint, label, labelend, inblossom, bbase, pathbuf)
-                            if base >= 0:
-                                _add_blossom(base, k, n, ei, ej, w, endpoint, nbptr, nbidx, mate, label, labelend,
-                                             inblossom, bparent, bbase, bestedge, dualvar, childs, endps, bbest,
-                                             hasbest, unused, ulen, queue, qlen, leafbuf, stackbuf, vbuf, vebuf,
-                                             wbuf, webuf, bestedgeto, touched)
-                            else:
-                                _augment_matching(k, n, ei, ej, endpoint, mate, label, labelend, inblossom, bparent,
-                                                  bbase, childs, endps, astack)
-                                augmented = True
-                                break
-                        elif label[x] == 0:
-                            label[x] = 2; labelend[x] = p ^ 1
-                    elif label[inblossom[x]] == 1:
-                        b = inblossom[v]
-                        if bestedge[b] == -1:
-                            bestedge[b] = k
-                        else:
-                            k3 = bestedge[b]
-                            if kslack < dualvar[ei[k3]] + dualvar[ej[k3]] - 2 * w[k3]:
-                                bestedge[b] = k
-                    elif label[x] == 0:
-                        if bestedge[x] == -1:
-                            bestedge[x] = k
-                        else:
-                            k3 = bestedge[x]
-                            if kslack < dualvar[ei[k3]] + dualvar[ej[k3]] - 2 * w[k3]:
-                                bestedge[x] = k
-            if augmented:
+        while not augmented:
+            augmented = _grow_forest(g, s, f, sc)
+            if not augmented and not _dual_step(g, s, f, sc, maxcard):
                 break
-            deltatype = -1; delta = 0; deltaedge = -1; deltablossom = -1
-            if not maxcard:
-                deltatype = 1; delta = dualvar[:n].min()
-            for v in range(n):
-                if label[inblossom[v]] == 0 and bestedge[v] != -1:
-                    k3 = bestedge[v]
-                    d = dualvar[ei[k3]] + dualvar[ej[k3]] - 2 * w[k3]
-                    if deltatype == -1 or d < delta:
-                        delta = d; deltatype = 2; deltaedge = k3
-            for b in range(n2):
-                if bparent[b] == -1 and label[b] == 1 and bestedge[b] != -1:
-                    k3 = bestedge[b]
-                    d = (dualvar[ei[k3]] + dualvar[ej[k3]] - 2 * w[k3]) // 2
-                    if deltatype == -1 or d < delta:
-                        delta = d; deltatype = 3; deltaedge = k3
-            for b in range(n, n2):
-                if bbase[b] >= 0 and bparent[b] == -1 and label[b] == 2 and (deltatype == -1 or dualvar[b] < delta):
-                    delta = dualvar[b]; deltatype = 4; deltablossom = b
-            if deltatype == -1:
-                deltatype = 1; delta = max(0, dualvar[:n].min())
-            for v in range(n):
-                lv = label[inblossom[v]]
-                if lv == 1:
-                    dualvar[v] -= delta
-                elif lv == 2:
-                    dualvar[v] += delta
-            for b in range(n, n2):
-                if bbase[b] >= 0 and bparent[b] == -1:
-                    if label[b] == 1:
-                        dualvar[b] += delta
-                    elif label[b] == 2:
-                        dualvar[b] -= delta
-            if deltatype == 1:
-                break
-            elif deltatype == 2:
-                allow[deltaedge] = True
-                i = ei[deltaedge]
-                if label[inblossom[i]] == 0:
-                    i = ej[deltaedge]
-                queue[qlen[0]] = i; qlen[0] += 1
-            elif deltatype == 3:
-                allow[deltaedge] = True
-                queue[qlen[0]] = ei[deltaedge]; qlen[0] += 1
-            else:
-                _expand_blossom(deltablossom, False, n, endpoint, mate, label, labelend, inblossom, bparent, bbase,
-                                bestedge, dualvar, allow, childs, endps, bbest, hasbest, unused, ulen, queue, qlen,
-                                leafbuf, stackbuf, estack)
         if not augmented:
             break
         nmatched += 1
-        for b in range(n, n2):
-            if bparent[b] == -1 and bbase[b] >= 0 and label[b] == 1 and dualvar[b] == 0:
-                _expand_blossom(b, True, n, endpoint, mate, label, labelend, inblossom, bparent, bbase,
-                                bestedge, dualvar, allow, childs, endps, bbest, hasbest, unused, ulen, queue, qlen,
-                                leafbuf, stackbuf, estack)
+        _expand_zero_blossoms(g, s, f, sc)
+    mate, endpoint = s.mate, g.endpoint
     out = np.full(n, -1, np.int64)
     for v in range(n):
         if mate[v] >= 0:
             out[v] = endpoint[mate[v]]
-    return out, dualvar, bparent
+    return out, s.dualvar, s.bparent
 
 @jit
 def _max_weight_matching(n, ei, ej, w, maxcard, njump=0):
@@ -621,6 +757,7 @@ def _max_weight_matching(n, ei, ej, w, maxcard, njump=0):
     empty = np.empty(0, np.int64)
     return _blossom_matching(n, ei, ej, w, maxcard, njump, empty, empty)
 
+# %% ../nbs/crossmatch_impl.ipynb #c078
 @jit
 def _flat_duals(nvert, dualvar, bparent):
     "Doubled vertex duals with every enclosing blossom's z added: feasible without any blossom."
@@ -631,7 +768,7 @@ def _flat_duals(nvert, dualvar, bparent):
             out[v] += dualvar[b]; b = bparent[b]
     return out
 
-# %% ../nbs/crossmatch_impl.ipynb #c022
+# %% ../nbs/crossmatch_impl.ipynb #c083
 @jit
 def _blossom_intervals(nvert, bparent):
     "Vertices in an order where every blossom's vertices are contiguous: (order, pos, lo, hi) with B = order[lo[B]:hi[B]]."
@@ -670,6 +807,7 @@ def _blossom_intervals(nvert, bparent):
             lo[b] = min(lo[b], pos[v]); hi[b] = max(hi[b], pos[v] + 1); b = bparent[b]
     return order, pos, lo, hi
 
+# %% ../nbs/crossmatch_impl.ipynb #c085
 @jit
 def _check_duals(Z, metric, scale, C, nvert, dualvar, bparent, maxviol, vi, vj, Q):
     "For weights 2 (C - q): count pairs (rows of Z, plus ghost nvert-1 if nvert > len(Z)) with negative 2*slack; store up to maxviol."
@@ -697,6 +835,7 @@ def _check_duals(Z, metric, scale, C, nvert, dualvar, bparent, maxviol, vi, vj, 
             diff[lo[b]] = 0; diff[hi[b]] = 0; b = bparent[b]
     return nviol
 
+# %% ../nbs/crossmatch_impl.ipynb #c087
 @jit
 def _check_tight(Z, metric, scale, C, mate, dualvar, bparent, Q):
     "True if the matching is perfect, matched pairs are tight and blossoms with z > 0 are full with z >= 0."
@@ -730,7 +869,7 @@ def _check_tight(Z, metric, scale, C, mate, dualvar, bparent, Q):
                 return False
     return True
 
-# %% ../nbs/crossmatch_impl.ipynb #c024
+# %% ../nbs/crossmatch_impl.ipynb #c090
 @dataclass
 class Matching:
     "A minimum-weight perfect matching of N points (a ghost added for odd N), with how it was found."
@@ -742,12 +881,12 @@ class Matching:
     n_edges: int           # edges in the last graph solved
     certified: bool        # dual certificate verified on every pair
 
-_DENSE_MAX = 3000   # up to this N the rounded distance matrix (8 N^2 bytes) is computed once and kept
-
+# %% ../nbs/crossmatch_impl.ipynb #c092
 def _metric_code(metric: str) -> int:
     "The kernels' code for `metric` (0 euclidean, 1 sqeuclidean, 2 cosine); ValueError listing the metrics they support."
     return _METRICS[check_metric(metric, tuple(_METRICS))]
 
+# %% ../nbs/crossmatch_impl.ipynb #c094
 def _prepare(Z: np.ndarray, code: int) -> np.ndarray:
     "Rows L2-normalised for the cosine metric (zero rows are an error); unchanged otherwise."
     if code != 2: return Z
@@ -755,7 +894,7 @@ def _prepare(Z: np.ndarray, code: int) -> np.ndarray:
         raise ValueError(f"cosine distance needs non-zero rows; row {zero[0]} is zero")
     return np.ascontiguousarray(normalize_rows(Z))
 
-# %% ../nbs/crossmatch_impl.ipynb #c025
+# %% ../nbs/crossmatch_impl.ipynb #c096
 def _solve(Z, code, scale, C, ei, ej, q, nvert, warm=None):
     "Blossom solve on the given edges (ghost edges added for odd N), jump- or warm-started: mate, duals, parents."
     n = Z.shape[0]
@@ -764,6 +903,7 @@ def _solve(Z, code, scale, C, ei, ej, q, nvert, warm=None):
     init_dual, init_mate = warm if warm is not None else (np.empty(0, np.int64), np.empty(0, np.int64))
     return _blossom_matching(nvert, ei, ej, 2 * (C - q), True, n, init_dual, init_mate)
 
+# %% ../nbs/crossmatch_impl.ipynb #c098
 def _violations(Z, code, scale, C, nvert, dualvar, bparent, Q):
     "The pairs (i, j) of the complete graph whose dual constraint fails (at most 20 N of them)."
     cap = 20 * nvert + 100
@@ -771,6 +911,7 @@ def _violations(Z, code, scale, C, nvert, dualvar, bparent, Q):
     nv = _check_duals(Z, code, scale, C, nvert, dualvar, bparent, cap, vi, vj, Q)
     return vi[:min(nv, cap)], vj[:min(nv, cap)]
 
+# %% ../nbs/crossmatch_impl.ipynb #c100
 def _extra_edges(Z, code, scale, n, pi, pj, Q):
     "Rounded distances of the real pairs (pi, pj) (ghost pairs are always in the graph)."
     keep = pj < n
@@ -778,7 +919,9 @@ def _extra_edges(Z, code, scale, n, pi, pj, Q):
     q = np.array([_level(Z, a, b, code, scale, Q) for a, b in zip(pi, pj)], dtype=np.int64)
     return pi, pj, q.reshape(-1)
 
-# %% ../nbs/crossmatch_impl.ipynb #c026
+# %% ../nbs/crossmatch_impl.ipynb #c102
+_DENSE_MAX = 3000   # up to this N the rounded distance matrix (8 N^2 bytes) is computed once and kept
+
 def min_weight_perfect_matching(Z, *, metric: str = "euclidean", levels: int = 2 ** 30, method: str = "auto",
                                 k: int = 10, max_rounds: int = 50) -> Matching:
     "Exact minimum-total-distance pairing of the rows of `Z : (N, d)` (ghost for odd N), certified on all pairs."
@@ -819,7 +962,7 @@ def min_weight_perfect_matching(Z, *, metric: str = "euclidean", levels: int = 2
     cost = int(sum(_level(Z, a, b, code, scale, Q) for a, b in pairs))
     return Matching(pairs.astype(np.int64), unmatched, cost, scale, rounds, len(ei), certified)
 
-# %% ../nbs/crossmatch_impl.ipynb #c030
+# %% ../nbs/crossmatch_impl.ipynb #c106
 @dataclass
 class CrossmatchResult:
     "The crossmatch test of two samples (counts refer to the points used: one fewer for odd N)."
@@ -852,7 +995,7 @@ def crossmatch_test(X, Y, *, metric: str = "euclidean", levels: int = 2 ** 30, m
     pn = float(ndtr((a1 - E) / math.sqrt(V))) if V > 0 else float("nan")
     return CrossmatchResult(a1, len(mt.pairs), math.exp(logp), logp, pn, E, V, n, m, mt.pairs, mt.unmatched)
 
-# %% ../nbs/crossmatch_impl.ipynb #c033
+# %% ../nbs/crossmatch_impl.ipynb #c109
 @dataclass(frozen=True)
 class MMDResult:
     "The Gaussian-kernel MMD permutation test of two samples."
@@ -879,7 +1022,7 @@ def mmd_permutation_test(X, Y, *, n_permutations: int = 200, bandwidth: float | 
     return MMDResult(float(stats[0]), float((1 + (stats[1:] >= stats[0]).sum()) / (1 + n_permutations)),
                      float(bandwidth), int(n_permutations))
 
-# %% ../nbs/crossmatch_impl.ipynb #c036
+# %% ../nbs/crossmatch_impl.ipynb #c112
 @dataclass(frozen=True)
 class ResampledCrossmatch:
     "Crossmatch tests of `reps` subsamples of `size` + `size` rows of two sets, one entry per repetition."
