@@ -28,6 +28,7 @@ def _check_design(N: int, n: int) -> tuple[int, int]:
     if not 0 <= n <= N: raise ValueError(f"n must satisfy 0 <= n <= N={N}, got n={n}")
     return N, n
 
+# %% ../nbs/crossmatch_impl.ipynb #c007
 def crossmatch_null_logpmf(N: int, n: int) -> np.ndarray:
     "log P(A1 = a1) for a1 = 0..n under the null (-inf where impossible); N points in N/2 pairs, n from sample 1."
     N, n = _check_design(N, n)
@@ -40,10 +41,12 @@ def crossmatch_null_logpmf(N: int, n: int) -> np.ndarray:
         lp = gammaln(I + 1) + a1 * math.log(2) - lchoose - gammaln(a0 + 1) - gammaln(a1 + 1) - gammaln(a2 + 1)
     return np.where(ok, lp, -np.inf)
 
+# %% ../nbs/crossmatch_impl.ipynb #c009
 def crossmatch_null_pmf(N: int, n: int) -> np.ndarray:
     "P(A1 = a1) for a1 = 0..n under the null, `(n + 1,) float64` (zero where impossible), summing to 1."
     return np.exp(crossmatch_null_logpmf(N, n))
 
+# %% ../nbs/crossmatch_impl.ipynb #c011
 def crossmatch_null_moments(N: int, n: int) -> tuple[float, float]:
     "Closed-form null mean n m / (N - 1) and variance 2 n(n-1) m(m-1) / ((N-3)(N-1)^2) of A1 (N >= 4)."
     N, n = _check_design(N, n)
@@ -51,7 +54,7 @@ def crossmatch_null_moments(N: int, n: int) -> tuple[float, float]:
     m = N - n
     return n * m / (N - 1), 2 * n * (n - 1) * m * (m - 1) / ((N - 3) * (N - 1) ** 2)
 
-# %% ../nbs/crossmatch_impl.ipynb #c011
+# %% ../nbs/crossmatch_impl.ipynb #c018
 _METRICS = {"euclidean": 0, "sqeuclidean": 1, "cosine": 2}
 
 @jit
@@ -66,7 +69,7 @@ def _pair_dist(X, i, j, metric):
         d = X[i, t] - X[j, t]; s += d * d
     return np.sqrt(s) if metric == 0 else s
 
-# %% ../nbs/crossmatch_impl.ipynb #c013
+# %% ../nbs/crossmatch_impl.ipynb #c020
 @jit
 def _level(X, i, j, metric, scale, Q):
     "Rounded distance of rows i, j: from the precomputed (N, N) matrix Q if it is not empty, else computed."
@@ -74,7 +77,7 @@ def _level(X, i, j, metric, scale, Q):
         return Q[i, j]
     return np.int64(np.rint(_pair_dist(X, i, j, metric) * scale))
 
-# %% ../nbs/crossmatch_impl.ipynb #c015
+# %% ../nbs/crossmatch_impl.ipynb #c022
 @jit
 def _distance_matrix(X, metric):
     "All pairwise distances `(n, n) float64` (one pass, the same arithmetic as `_pair_dist`)."
@@ -84,7 +87,7 @@ def _distance_matrix(X, metric):
             D[i, j] = D[j, i] = _pair_dist(X, i, j, metric)
     return D
 
-# %% ../nbs/crossmatch_impl.ipynb #c017
+# %% ../nbs/crossmatch_impl.ipynb #c024
 @jit
 def _rounded(D, scale):
     "round(D * scale) as int64."
@@ -94,7 +97,7 @@ def _rounded(D, scale):
             Q[i, j] = np.int64(np.rint(D[i, j] * scale))
     return Q
 
-# %% ../nbs/crossmatch_impl.ipynb #c019
+# %% ../nbs/crossmatch_impl.ipynb #c026
 @jit
 def _max_distance(X, metric):
     "Largest pairwise distance."
@@ -106,7 +109,7 @@ def _max_distance(X, metric):
                 dmax = d
     return dmax
 
-# %% ../nbs/crossmatch_impl.ipynb #c021
+# %% ../nbs/crossmatch_impl.ipynb #c028
 @jit
 def _complete_edges(X, metric, scale, Q):
     "All pairs i < j of the rows of X with their distances rounded to integers round(d * scale)."
@@ -118,7 +121,7 @@ def _complete_edges(X, metric, scale, Q):
             ei[k] = i; ej[k] = j; q[k] = _level(X, i, j, metric, scale, Q); k += 1
     return ei, ej, q
 
-# %% ../nbs/crossmatch_impl.ipynb #c023
+# %% ../nbs/crossmatch_impl.ipynb #c030
 @jit
 def _knn_edges(X, metric, scale, k, Q):
     "Edges from each row of X to its k nearest rows (quantised distances), symmetrised, duplicates removed."
@@ -153,7 +156,7 @@ def _knn_edges(X, metric, scale, k, Q):
             last = keys[t]; ei[m] = last // n; ej[m] = last % n; q[m] = qs[t]; m += 1
     return ei[:m].copy(), ej[:m].copy(), q[:m].copy()
 
-# %% ../nbs/crossmatch_impl.ipynb #c027
+# %% ../nbs/crossmatch_impl.ipynb #c034
 class _Graph(NamedTuple):
     "A graph as the blossom algorithm reads it: edge k joins ei[k] and ej[k], its endpoints are 2k and 2k + 1."
     n: int                  # vertices 0..n-1
@@ -183,7 +186,7 @@ def _graph(n, ei, ej, w):
         nbidx[fill[ej[k]]] = 2 * k; fill[ej[k]] += 1
     return _Graph(n, ei, ej, w, endpoint, nbptr, nbidx)
 
-# %% ../nbs/crossmatch_impl.ipynb #c029
+# %% ../nbs/crossmatch_impl.ipynb #c036
 class _State(NamedTuple):
     "Matching, duals and blossoms (vertices 0..n-1, blossoms n..2n-1; arrays of length 2n are indexed by either)."
     mate: np.ndarray        # (n,) the endpoint at the other end of v's matched edge, or -1
@@ -214,7 +217,7 @@ def _new_state(g):
                   [np.empty(0, np.int64) for _ in range(n2)], [np.empty(0, np.int64) for _ in range(n2)],
                   np.zeros(n2, np.bool_), np.arange(n, n2), np.array([n]))
 
-# %% ../nbs/crossmatch_impl.ipynb #c031
+# %% ../nbs/crossmatch_impl.ipynb #c038
 class _Forest(NamedTuple):
     "The alternating trees of the current stage, grown from the single vertices."
     label: np.ndarray       # (2n,) of a vertex or top-level blossom: 0 free, 1 S, 2 T (5 = on a traced path)
@@ -230,7 +233,7 @@ def _new_forest(n):
     return _Forest(np.zeros(n2, np.int64), np.full(n2, -1, np.int64), np.full(n2, -1, np.int64),
                    np.empty(4 * n + 8, np.int64), np.zeros(1, np.int64))
 
-# %% ../nbs/crossmatch_impl.ipynb #c033
+# %% ../nbs/crossmatch_impl.ipynb #c040
 class _Scratch(NamedTuple):
     "Buffers the steps reuse, so that nothing is allocated inside a stage but a new blossom's own lists."
     leafbuf: np.ndarray     # (n,) the leaves of one blossom
@@ -254,7 +257,7 @@ def _new_scratch(n):
                     np.full(n2, -1, np.int64), np.empty(n2, np.int64), np.empty(n2, np.int64),
                     np.empty((n2, 2), np.int64))
 
-# %% ../nbs/crossmatch_impl.ipynb #c038
+# %% ../nbs/crossmatch_impl.ipynb #c045
 @jit
 def _leaves(b, n, childs, out, stack):
     "Leaf vertices of (sub-)blossom `b` written into `out` in Van Rantwijk's order; returns their count."
@@ -272,7 +275,7 @@ def _leaves(b, n, childs, out, stack):
                 stack[sp] = ch[t]; sp += 1
     return c
 
-# %% ../nbs/crossmatch_impl.ipynb #c040
+# %% ../nbs/crossmatch_impl.ipynb #c047
 @jit
 def _wrap(j, L):
     "j modulo L in 0..L-1 (also for negative j: a blossom's children are walked both ways round)."
@@ -283,7 +286,7 @@ def _slack(k, ei, ej, w, dualvar):
     "Twice the slack of edge k under the current duals: 2u_i + 2u_j - 2w_k (vertex duals are stored doubled)."
     return dualvar[ei[k]] + dualvar[ej[k]] - 2 * w[k]
 
-# %% ../nbs/crossmatch_impl.ipynb #c042
+# %% ../nbs/crossmatch_impl.ipynb #c049
 @jit
 def _assign_label(v, t, p, f, endpoint, mate, inblossom, bbase, childs, leafbuf, stackbuf):
     "Label the top-level blossom of vertex `v` with `t` (1 = S, 2 = T), reached through endpoint `p`."
@@ -301,7 +304,7 @@ def _assign_label(v, t, p, f, endpoint, mate, inblossom, bbase, childs, leafbuf,
         mb = mate[bbase[b]]                         # T: its base's partner becomes S
         v = endpoint[mb]; t = 1; p = mb ^ 1
 
-# %% ../nbs/crossmatch_impl.ipynb #c045
+# %% ../nbs/crossmatch_impl.ipynb #c052
 @jit
 def _scan_blossom(v, w, f, endpoint, inblossom, bbase, pathbuf):
     "Trace back from S-vertices `v` and `w`: base vertex of a new blossom, or -1 for an augmenting path."
@@ -325,7 +328,7 @@ def _scan_blossom(v, w, f, endpoint, inblossom, bbase, pathbuf):
         label[pathbuf[i]] = 1
     return base
 
-# %% ../nbs/crossmatch_impl.ipynb #c048
+# %% ../nbs/crossmatch_impl.ipynb #c055
 @jit
 def _offer_best_edge(k, b, ei, ej, w, dualvar, inblossom, label, bestedgeto, touched, nt):
     "Offer edge `k` leaving blossom `b` as the least-slack edge to its S-blossom; returns the new count of `touched`."
@@ -406,7 +409,7 @@ def _add_blossom(base, k, g, s, f, sc):
         inblossom[u] = b
     _blossom_best_edges(b, g, s, f, sc)
 
-# %% ../nbs/crossmatch_impl.ipynb #c052
+# %% ../nbs/crossmatch_impl.ipynb #c059
 @jit
 def _augment_blossom(b0, v0, g, s, astack):
     "Swap matched and unmatched edges on the alternating path in blossom `b0` from vertex `v0` to its base."
@@ -472,7 +475,7 @@ def _augment_matching(k, g, s, f, astack):
             mate[j] = labelend[bt]
             p = labelend[bt] ^ 1
 
-# %% ../nbs/crossmatch_impl.ipynb #c056
+# %% ../nbs/crossmatch_impl.ipynb #c063
 @jit
 def _relabel_expanded(b, g, s, f, sc):
     "Relabel the children of T-blossom `b`, being expanded: T, S, ..., T on the even path from its entry child to its base."
@@ -549,7 +552,7 @@ def _expand_blossom(b0, endstage, g, s, f, sc):
         s.bbase[b] = -1; s.hasbest[b] = False; s.bbest[b] = np.empty(0, np.int64); f.bestedge[b] = -1
         s.unused[s.ulen[0]] = b; s.ulen[0] += 1
 
-# %% ../nbs/crossmatch_impl.ipynb #c060
+# %% ../nbs/crossmatch_impl.ipynb #c067
 @jit
 def _start_stage(g, s, f, sc):
     "Clear the labels and the tight-edge marks, and make every single vertex the root of a tree (an S-vertex)."
@@ -564,7 +567,7 @@ def _start_stage(g, s, f, sc):
         if mate[v] == -1 and label[inblossom[v]] == 0:
             _assign_label(v, 1, -1, f, endpoint, mate, inblossom, bbase, childs, leafbuf, stackbuf)
 
-# %% ../nbs/crossmatch_impl.ipynb #c062
+# %% ../nbs/crossmatch_impl.ipynb #c069
 @jit
 def _grow_forest(g, s, f, sc):
     "Scan the queued S-vertices' edges: label, shrink blossoms, note least slacks; True once the matching is augmented."
@@ -602,7 +605,7 @@ def _grow_forest(g, s, f, sc):
                     bestedge[b] = k
     return False
 
-# %% ../nbs/crossmatch_impl.ipynb #c065
+# %% ../nbs/crossmatch_impl.ipynb #c072
 @jit
 def _choose_delta(g, s, f, maxcard):
     "The dual change of this step: (type 1-4, delta, edge of types 2-3, blossom of type 4), as Van Rantwijk's delta1-4."
@@ -666,7 +669,7 @@ def _dual_step(g, s, f, sc, maxcard):
         _expand_blossom(deltablossom, False, g, s, f, sc)
     return True
 
-# %% ../nbs/crossmatch_impl.ipynb #c068
+# %% ../nbs/crossmatch_impl.ipynb #c075
 @jit
 def _expand_zero_blossoms(g, s, f, sc):
     "After an augmentation: expand every top-level S-blossom whose dual is zero (and its zero-dual sub-blossoms)."
@@ -675,7 +678,7 @@ def _expand_zero_blossoms(g, s, f, sc):
         if bparent[b] == -1 and bbase[b] >= 0 and label[b] == 1 and dualvar[b] == 0:
             _expand_blossom(b, True, g, s, f, sc)
 
-# %% ../nbs/crossmatch_impl.ipynb #c072
+# %% ../nbs/crossmatch_impl.ipynb #c079
 @jit
 def _feasible_start(g, s, njump, init_dual):
     "Vertex duals of a jump start (largest incident weight, for v < njump) or warm start (`init_dual`), made feasible."
@@ -721,7 +724,7 @@ def _match_tight_edges(g, s, init_mate):
             dualvar[v] += 1
     return nmatched
 
-# %% ../nbs/crossmatch_impl.ipynb #c076
+# %% ../nbs/crossmatch_impl.ipynb #c083
 @jit
 def _blossom_matching(n, ei, ej, w, maxcard, njump, init_dual, init_mate):
     "Van Rantwijk's O(n^3) weighted blossom algorithm on integer weights `w` of edges ei[k]-ej[k] (jump/warm start: see text)."
@@ -757,7 +760,7 @@ def _max_weight_matching(n, ei, ej, w, maxcard, njump=0):
     empty = np.empty(0, np.int64)
     return _blossom_matching(n, ei, ej, w, maxcard, njump, empty, empty)
 
-# %% ../nbs/crossmatch_impl.ipynb #c078
+# %% ../nbs/crossmatch_impl.ipynb #c085
 @jit
 def _flat_duals(nvert, dualvar, bparent):
     "Doubled vertex duals with every enclosing blossom's z added: feasible without any blossom."
@@ -768,7 +771,7 @@ def _flat_duals(nvert, dualvar, bparent):
             out[v] += dualvar[b]; b = bparent[b]
     return out
 
-# %% ../nbs/crossmatch_impl.ipynb #c083
+# %% ../nbs/crossmatch_impl.ipynb #c090
 @jit
 def _blossom_intervals(nvert, bparent):
     "Vertices in an order where every blossom's vertices are contiguous: (order, pos, lo, hi) with B = order[lo[B]:hi[B]]."
@@ -807,7 +810,7 @@ def _blossom_intervals(nvert, bparent):
             lo[b] = min(lo[b], pos[v]); hi[b] = max(hi[b], pos[v] + 1); b = bparent[b]
     return order, pos, lo, hi
 
-# %% ../nbs/crossmatch_impl.ipynb #c085
+# %% ../nbs/crossmatch_impl.ipynb #c092
 @jit
 def _check_duals(Z, metric, scale, C, nvert, dualvar, bparent, maxviol, vi, vj, Q):
     "For weights 2 (C - q): count pairs (rows of Z, plus ghost nvert-1 if nvert > len(Z)) with negative 2*slack; store up to maxviol."
@@ -835,7 +838,7 @@ def _check_duals(Z, metric, scale, C, nvert, dualvar, bparent, maxviol, vi, vj, 
             diff[lo[b]] = 0; diff[hi[b]] = 0; b = bparent[b]
     return nviol
 
-# %% ../nbs/crossmatch_impl.ipynb #c087
+# %% ../nbs/crossmatch_impl.ipynb #c094
 @jit
 def _check_tight(Z, metric, scale, C, mate, dualvar, bparent, Q):
     "True if the matching is perfect, matched pairs are tight and blossoms with z > 0 are full with z >= 0."
@@ -869,7 +872,7 @@ def _check_tight(Z, metric, scale, C, mate, dualvar, bparent, Q):
                 return False
     return True
 
-# %% ../nbs/crossmatch_impl.ipynb #c090
+# %% ../nbs/crossmatch_impl.ipynb #c097
 @dataclass
 class Matching:
     "A minimum-weight perfect matching of N points (a ghost added for odd N), with how it was found."
@@ -881,12 +884,12 @@ class Matching:
     n_edges: int           # edges in the last graph solved
     certified: bool        # dual certificate verified on every pair
 
-# %% ../nbs/crossmatch_impl.ipynb #c092
+# %% ../nbs/crossmatch_impl.ipynb #c099
 def _metric_code(metric: str) -> int:
     "The kernels' code for `metric` (0 euclidean, 1 sqeuclidean, 2 cosine); ValueError listing the metrics they support."
     return _METRICS[check_metric(metric, tuple(_METRICS))]
 
-# %% ../nbs/crossmatch_impl.ipynb #c094
+# %% ../nbs/crossmatch_impl.ipynb #c101
 def _prepare(Z: np.ndarray, code: int) -> np.ndarray:
     "Rows L2-normalised for the cosine metric (zero rows are an error); unchanged otherwise."
     if code != 2: return Z
@@ -894,7 +897,7 @@ def _prepare(Z: np.ndarray, code: int) -> np.ndarray:
         raise ValueError(f"cosine distance needs non-zero rows; row {zero[0]} is zero")
     return np.ascontiguousarray(normalize_rows(Z))
 
-# %% ../nbs/crossmatch_impl.ipynb #c096
+# %% ../nbs/crossmatch_impl.ipynb #c103
 def _solve(Z, code, scale, C, ei, ej, q, nvert, warm=None):
     "Blossom solve on the given edges (ghost edges added for odd N), jump- or warm-started: mate, duals, parents."
     n = Z.shape[0]
@@ -903,7 +906,7 @@ def _solve(Z, code, scale, C, ei, ej, q, nvert, warm=None):
     init_dual, init_mate = warm if warm is not None else (np.empty(0, np.int64), np.empty(0, np.int64))
     return _blossom_matching(nvert, ei, ej, 2 * (C - q), True, n, init_dual, init_mate)
 
-# %% ../nbs/crossmatch_impl.ipynb #c098
+# %% ../nbs/crossmatch_impl.ipynb #c105
 def _violations(Z, code, scale, C, nvert, dualvar, bparent, Q):
     "The pairs (i, j) of the complete graph whose dual constraint fails (at most 20 N of them)."
     cap = 20 * nvert + 100
@@ -911,7 +914,7 @@ def _violations(Z, code, scale, C, nvert, dualvar, bparent, Q):
     nv = _check_duals(Z, code, scale, C, nvert, dualvar, bparent, cap, vi, vj, Q)
     return vi[:min(nv, cap)], vj[:min(nv, cap)]
 
-# %% ../nbs/crossmatch_impl.ipynb #c100
+# %% ../nbs/crossmatch_impl.ipynb #c107
 def _extra_edges(Z, code, scale, n, pi, pj, Q):
     "Rounded distances of the real pairs (pi, pj) (ghost pairs are always in the graph)."
     keep = pj < n
@@ -919,7 +922,7 @@ def _extra_edges(Z, code, scale, n, pi, pj, Q):
     q = np.array([_level(Z, a, b, code, scale, Q) for a, b in zip(pi, pj)], dtype=np.int64)
     return pi, pj, q.reshape(-1)
 
-# %% ../nbs/crossmatch_impl.ipynb #c102
+# %% ../nbs/crossmatch_impl.ipynb #c109
 _DENSE_MAX = 3000   # up to this N the rounded distance matrix (8 N^2 bytes) is computed once and kept
 
 def min_weight_perfect_matching(Z, *, metric: str = "euclidean", levels: int = 2 ** 30, method: str = "auto",
@@ -962,7 +965,7 @@ def min_weight_perfect_matching(Z, *, metric: str = "euclidean", levels: int = 2
     cost = int(sum(_level(Z, a, b, code, scale, Q) for a, b in pairs))
     return Matching(pairs.astype(np.int64), unmatched, cost, scale, rounds, len(ei), certified)
 
-# %% ../nbs/crossmatch_impl.ipynb #c106
+# %% ../nbs/crossmatch_impl.ipynb #c113
 @dataclass
 class CrossmatchResult:
     "The crossmatch test of two samples (counts refer to the points used: one fewer for odd N)."
@@ -995,7 +998,7 @@ def crossmatch_test(X, Y, *, metric: str = "euclidean", levels: int = 2 ** 30, m
     pn = float(ndtr((a1 - E) / math.sqrt(V))) if V > 0 else float("nan")
     return CrossmatchResult(a1, len(mt.pairs), math.exp(logp), logp, pn, E, V, n, m, mt.pairs, mt.unmatched)
 
-# %% ../nbs/crossmatch_impl.ipynb #c109
+# %% ../nbs/crossmatch_impl.ipynb #c116
 @dataclass(frozen=True)
 class MMDResult:
     "The Gaussian-kernel MMD permutation test of two samples."
@@ -1022,7 +1025,7 @@ def mmd_permutation_test(X, Y, *, n_permutations: int = 200, bandwidth: float | 
     return MMDResult(float(stats[0]), float((1 + (stats[1:] >= stats[0]).sum()) / (1 + n_permutations)),
                      float(bandwidth), int(n_permutations))
 
-# %% ../nbs/crossmatch_impl.ipynb #c112
+# %% ../nbs/crossmatch_impl.ipynb #c119
 @dataclass(frozen=True)
 class ResampledCrossmatch:
     "Crossmatch tests of `reps` subsamples of `size` + `size` rows of two sets, one entry per repetition."
