@@ -25,9 +25,10 @@ import ot
 import scipy.sparse as sp
 from threadpoolctl import threadpool_limits
 
+from embeval_nb.core import normalize_rows
 from embeval_nb.data import load_corpus
 from embeval_nb.embeddings import load_glove
-from embeval_nb.wmd import bow_matrix, normalize_embeddings, vocabulary, wmd, wmd_knn, wmd_paired, wmd_pairwise
+from embeval_nb.wmd import bow_matrix, vocabulary, wmd, wmd_knn, wmd_paired, wmd_pairwise
 
 
 class Timer:
@@ -85,7 +86,7 @@ def run():
     corpus = load_corpus("reuters"); wv = load_glove()
     words = vocabulary(corpus.docs, wv)
     X = sp.csr_matrix(bow_matrix(corpus.docs, words))
-    E = normalize_embeddings(np.stack([wv.vectors[wv.index[w]] for w in words]).astype(np.float64))
+    E = normalize_rows(np.stack([wv.vectors[wv.index[w]] for w in words]).astype(np.float64))
     train, test = corpus.splits[0]
     keep = X.getnnz(axis=1) > 0
     train, test = train[keep[train]], test[keep[test]]

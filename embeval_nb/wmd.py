@@ -5,6 +5,8 @@
 # %% ../nbs/wmd_impl.ipynb #c002
 from __future__ import annotations
 import math
+import time
+from dataclasses import dataclass
 from typing import Callable, Sequence
 
 import numpy as np
@@ -12,13 +14,14 @@ import scipy.sparse as sp
 
 from functools import partial
 
-from .core import jit, parallel_map
+from .core import as_points, check_metric, jit, parallel_map
 
 # %% auto #0
-__all__ = ['vocabulary', 'bow_matrix', 'emd', 'emd2', 'normalize_embeddings', 'wmd', 'wmd_paired', 'travel_distances',
-           'onehot_embeddings', 'bow_l1_cost', 'wmd_knn', 'wmd_pairwise', 'bow_distances', 'idf_weights', 'tfidf',
-           'find_duplicates', 'drop_duplicates', 'knn_predict', 'wknn_predict', 'bow_neighbours', 'wmd_neighbours',
-           'evaluate_knn', 'evaluate_wknn', 'cache_neighbours']
+__all__ = ['WMD_METRICS', 'vocabulary', 'bow_matrix', 'emd', 'emd2', 'wmd', 'wmd_paired', 'travel_distances', 'onehot_embeddings',
+           'bow_l1_cost', 'wmd_knn', 'wmd_pairwise', 'bow_distances', 'idf_weights', 'tfidf', 'find_duplicates',
+           'drop_duplicates', 'knn_predict', 'wknn_predict', 'bow_neighbours', 'wmd_neighbours', 'KnnResult',
+           'WknnResult', 'evaluate_knn', 'evaluate_wknn', 'fingerprint', 'CachedNeighbours', 'restrict_neighbours',
+           'pca_embeddings']
 
 # %% ../nbs/wmd_impl.ipynb #c005
 def vocabulary(docs: Sequence[Sequence[str]], wv) -> list[str]:
@@ -55,24 +58,16 @@ def _as_docs(X, name: str, V: int | None = None, *, allow_empty: bool = False) -
                              f"or one without any in-vocabulary word ({len(empty)} such rows); drop them first")
     return X
 
-def _as_embeddings(E, name: str = "E", *, finite: bool = True) -> np.ndarray:
-    "`E` as a C-contiguous `(V, d) float64` array; ValueError if it is not 2-D or (unless `finite=False`) not finite."
-    E = np.ascontiguousarray(E, dtype=np.float64)
-    if E.ndim != 2: raise ValueError(f"{name} must be a 2-D (V, d) array, got shape {E.shape}")
-    if finite and not np.all(np.isfinite(E)): raise ValueError(f"{name} contains NaN or infinite values")
-    return E
-
 def _l1_rows(X: sp.csr_matrix) -> sp.csr_matrix:
     "Rows of `X` scaled to sum 1 (rows must be non-empty; the same `np.add.reduceat` sums as `_doc_vector`: the same bits)."
     X = X.copy(); X.data = X.data / np.repeat(np.add.reduceat(X.data, X.indptr[:-1]), np.diff(X.indptr))
     return X
 
-_METRICS = {"euclidean": 0, "sqeuclidean": 1, "cityblock": 2}
+WMD_METRICS = ("euclidean", "sqeuclidean", "cityblock")   # the costs between word vectors the kernels compute
 
 def _metric_code(metric: str) -> int:
-    if metric not in _METRICS:
-        raise ValueError(f"metric must be one of {sorted(_METRICS)}, got {metric!r}")
-    return _METRICS[metric]
+    "The kernels' code of `metric` (its position in `WMD_METRICS`); ValueError listing them for any other metric."
+    return WMD_METRICS.index(check_metric(metric, WMD_METRICS))
 
 # %% ../nbs/wmd_impl.ipynb #c011
 @jit
@@ -492,14 +487,6 @@ def _wmd_words(E, xi, a, yi, b, metric):
     return _emd(ar, br, _cost_rows(E, xi[rows], yi[cols], metric), np.empty((0, 0)))
 
 # %% ../nbs/wmd_impl.ipynb #c019
-def normalize_embeddings(E, norm: str | None = "l2") -> np.ndarray:
-    "Rows of `E (V, d)` scaled to unit `norm` ('l1', 'l2' or None); zero rows stay zero."
-    E = _as_embeddings(E)
-    if norm is None: return E
-    if norm not in ("l1", "l2"): raise ValueError(f"norm must be 'l1', 'l2' or None, got {norm!r}")
-    n = np.abs(E).sum(1) if norm == "l1" else np.sqrt((E * E).sum(1))
-    return E / np.where(n > 0, n, 1.0)[:, None]
-
 @jit
 def _weight_status(w):
     "(0 fine, 1 a NaN or infinite weight, 2 a negative weight, 3 no positive weight; number of zero weights) of w (n,)."
@@ -543,7 +530,7 @@ def _doc_vector(x, name: str, V: int) -> tuple[np.ndarray, np.ndarray]:
     return idx.astype(np.int64, copy=False), w / np.add.reduceat(w, [0])[0]
 
 def _doc_pair(x, y, E):
-    E = _as_embeddings(E, finite=False)
+    E = as_points(E, "E", finite=False)
     xi, a = _doc_vector(x, "x", E.shape[0]); yi, b = _doc_vector(y, "y", E.shape[0])
     if not _rows_finite(E, xi, yi): raise ValueError("E contains NaN or infinite values")   # only the rows used are checked
     return xi, a, yi, b, E
@@ -563,7 +550,7 @@ def _paired(aptr, aind, adat, bptr, bind, bdat, E, metric, out):
 
 def wmd_paired(Xa, Xb, E, *, metric: str = "euclidean") -> np.ndarray:
     "Exact WMD between row `i` of `Xa (n, V)` and row `i` of `Xb (n, V)` for every `i`: `(n,)`."
-    E = _as_embeddings(E)
+    E = as_points(E, "E")
     Xa = _l1_rows(_as_docs(Xa, "Xa", E.shape[0])); Xb = _l1_rows(_as_docs(Xb, "Xb", E.shape[0]))
     if Xa.shape[0] != Xb.shape[0]: raise ValueError(f"Xa has {Xa.shape[0]} rows, Xb has {Xb.shape[0]}")
     out = np.empty(Xa.shape[0]); i64 = lambda v: v.astype(np.int64)
@@ -697,7 +684,7 @@ def _knn_query(DT, qw, qa, qc, indptr, indices, data, centroids, metric, k, excl
 # %% ../nbs/wmd_impl.ipynb #c037
 def _prepare(Xq, Xr, E, metric):
     "Validated query/reference CSR matrices (rows summing to 1), embeddings and reference centroids."
-    E = _as_embeddings(E)
+    E = as_points(E, "E")
     Xq = _l1_rows(_as_docs(Xq, "Xq", E.shape[0])); Xr = _l1_rows(_as_docs(Xr, "Xr", E.shape[0]))
     return Xq, Xr, E, np.ascontiguousarray(Xr @ E), _metric_code(metric)
 
@@ -845,48 +832,136 @@ def wmd_neighbours(E, *, metric: str = "euclidean", idf=None, n_jobs: int = 1, b
     return neighbours
 
 # %% ../nbs/wmd_impl.ipynb #c051
+@dataclass(frozen=True)
+class KnnResult:
+    "kNN on a test set with `k` chosen on a validation split of the training set; errors in %."
+    error: float                    # test error, %
+    k: int                          # the k chosen on the validation split (the first best)
+    validation_error: tuple         # validation error, %, for k = 1..kmax
+    predicted: np.ndarray           # (n_test,) the predicted label of every test document
+    correct: np.ndarray             # (n_test,) bool: predicted == true label (pairs two methods for McNemar's test)
+
+@dataclass(frozen=True)
+class WknnResult:
+    "Weighted kNN on a test set with `gamma` chosen on a validation split of the training set; errors in %."
+    error: float                    # test error, %
+    gamma: float                    # the gamma chosen on the validation split (the first best)
+    validation_error: tuple         # validation error, %, for each gamma of the grid
+    predicted: np.ndarray           # (n_test,) the predicted label of every test document
+    correct: np.ndarray             # (n_test,) bool: predicted == true label
+
 def _split(n: int, test_size: float, seed: int):
     from sklearn.model_selection import train_test_split
     return train_test_split(np.arange(n), test_size=test_size, random_state=seed)
 
-def evaluate_knn(neighbours: Callable, X_train, y_train, X_test, y_test, *, kmax: int = 19, seed: int = 0) -> dict:
-    "Test error (%) of kNN with k in 1..kmax chosen on an 80/20 split of the training set (first best)."
+def _labels(X_train, y_train, X_test, y_test) -> tuple[np.ndarray, np.ndarray]:
+    "The label vectors, checked against the numbers of training and test documents."
     y_train, y_test = np.asarray(y_train), np.asarray(y_test)
+    for X, yv, name in ((X_train, y_train, "train"), (X_test, y_test, "test")):
+        if yv.ndim != 1 or len(yv) != X.shape[0]:
+            raise ValueError(f"y_{name} has shape {yv.shape}, expected ({X.shape[0]},): one label per row of X_{name}")
+    if len(y_test) == 0: raise ValueError("X_test has no rows: there is nothing to classify")
+    return y_train, y_test
+
+def evaluate_knn(neighbours: Callable, X_train, y_train, X_test, y_test, *, kmax: int = 19, seed: int = 0) -> KnnResult:
+    "Test error (%) and predictions of kNN with k in 1..kmax chosen on an 80/20 split of the training set (first best)."
+    y_train, y_test = _labels(X_train, y_train, X_test, y_test)
     tr, va = _split(len(y_train), 0.2, seed)
     _, idx = neighbours(X_train[va], X_train[tr], kmax)
     correct = [int((knn_predict(idx, y_train[tr], k) == y_train[va]).sum()) for k in range(1, kmax + 1)]
     k = 1 + int(np.argmax(correct))
     _, idx = neighbours(X_test, X_train, kmax)       # the first k of kmax sorted neighbours are the k nearest
-    error = 100.0 * float(np.mean(knn_predict(idx, y_train, k) != y_test))
-    return dict(error=error, k=k, validation_error=[100.0 * (1 - c / len(va)) for c in correct])
+    predicted = knn_predict(idx, y_train, k)
+    return KnnResult(100.0 * float(np.mean(predicted != y_test)), k,
+                     tuple(100.0 * (1 - c / len(va)) for c in correct), predicted, predicted == y_test)
 
 def evaluate_wknn(neighbours: Callable, X_train, y_train, X_test, y_test, *, gammas=None, k: int = 19,
-                  seed: int = 0, stable: bool = False) -> dict:
-    "Test error (%) of weighted kNN (k neighbours, weights exp(-d/gamma)) with gamma chosen on a 70/30 split."
+                  seed: int = 0, stable: bool = False) -> WknnResult:
+    "Test error (%) and predictions of weighted kNN (k neighbours, weights exp(-d/gamma)), gamma chosen on a 70/30 split."
     gammas = (np.arange(20) + 1) / 200 if gammas is None else np.asarray(gammas, dtype=np.float64)
-    y_train, y_test = np.asarray(y_train), np.asarray(y_test)
+    y_train, y_test = _labels(X_train, y_train, X_test, y_test)
     tr, va = _split(len(y_train), 0.3, seed)
     dist, idx = neighbours(X_train[va], X_train[tr], k)
     correct = [int((wknn_predict(idx, dist, y_train[tr], g, stable=stable) == y_train[va]).sum()) for g in gammas]
     gamma = float(gammas[int(np.argmax(correct))])
     dist, idx = neighbours(X_test, X_train, k)
-    error = 100.0 * float(np.mean(wknn_predict(idx, dist, y_train, gamma, stable=stable) != y_test))
-    return dict(error=error, gamma=gamma, validation_error=[100.0 * (1 - c / len(va)) for c in correct])
+    predicted = wknn_predict(idx, dist, y_train, gamma, stable=stable)
+    return WknnResult(100.0 * float(np.mean(predicted != y_test)), gamma,
+                      tuple(100.0 * (1 - c / len(va)) for c in correct), predicted, predicted == y_test)
 
-# %% ../nbs/wmd_impl.ipynb #c053
-def _digest(X) -> str:
+# %% ../nbs/wmd_impl.ipynb #c055
+def fingerprint(X) -> str:
+    "A content hash of a sparse or dense matrix `X (n, V)`: its shape, sparsity structure and values."
     import hashlib
-    X = sp.csr_matrix(X); h = hashlib.sha1()
-    for part in (np.asarray(X.shape), X.indptr, X.indices, X.data): h.update(np.ascontiguousarray(part).tobytes())
+    X = sp.csr_matrix(X); h = hashlib.sha1(repr(X.shape).encode())
+    for part in (X.indptr.astype(np.int64), X.indices.astype(np.int64), X.data):
+        h.update(np.ascontiguousarray(part).tobytes())
     return h.hexdigest()
 
-def cache_neighbours(neighbours: Callable) -> Callable:
-    "`neighbours` with an in-memory cache keyed by the contents of `(Xq, Xr)`; smaller `k` served from larger results."
-    store: dict = {}
-    def cached(Xq, Xr, k):
-        key = (_digest(Xq), _digest(Xr))
-        if key not in store or store[key][0].shape[1] < k: store[key] = neighbours(Xq, Xr, k)
-        dist, idx = store[key]
+class CachedNeighbours:
+    "A neighbour function `(Xq, Xr, k) -> (dist, idx)` that runs each distinct search once, with `max(k, kmax)` columns."
+    def __init__(self, neighbours: Callable, kmax: int = 19):
+        if kmax < 1: raise ValueError(f"kmax must be at least 1, got {kmax}")
+        self.base, self.kmax, self.cache, self.seconds = neighbours, kmax, {}, 0.0   # seconds spent searching
+
+    def put(self, Xq, Xr, dist, idx):
+        "Store the lists `dist, idx : (nq, k)` of the search (Xq, Xr), found by other means."
+        dist, idx = np.asarray(dist), np.asarray(idx)
+        if dist.shape != idx.shape or dist.ndim != 2 or dist.shape[0] != Xq.shape[0]:
+            raise ValueError(f"dist {dist.shape} and idx {idx.shape} must both be ({Xq.shape[0]}, k): a list per row of Xq")
+        self.cache[fingerprint(Xq), fingerprint(Xr)] = (dist, idx)
+
+    def get(self, Xq, Xr, k: int) -> tuple[np.ndarray, np.ndarray]:
+        "The whole stored lists (at least `k` columns) for (Xq, Xr), searching with max(k, kmax) columns if needed."
+        if not 1 <= k <= Xr.shape[0]: raise ValueError(f"k must be in 1..{Xr.shape[0]} (rows of Xr), got {k}")
+        key = (fingerprint(Xq), fingerprint(Xr))
+        if key not in self.cache or self.cache[key][1].shape[1] < k:
+            t = time.perf_counter()
+            self.cache[key] = self.base(Xq, Xr, min(max(k, self.kmax), Xr.shape[0]))
+            self.seconds += time.perf_counter() - t
+        return self.cache[key]
+
+    def __call__(self, Xq, Xr, k: int) -> tuple[np.ndarray, np.ndarray]:
+        dist, idx = self.get(Xq, Xr, k)
         return dist[:, :k], idx[:, :k]
-    cached.cache = store
-    return cached
+
+# %% ../nbs/wmd_impl.ipynb #c058
+def _sorted_subset(sub, full, sub_name: str, full_name: str) -> np.ndarray:
+    "`sub` as an int64 array, checked to be strictly increasing and contained in the strictly increasing `full`."
+    sub, full = np.asarray(sub, dtype=np.int64), np.asarray(full, dtype=np.int64)
+    for v, name in ((sub, sub_name), (full, full_name)):
+        if v.ndim != 1 or np.any(np.diff(v) <= 0): raise ValueError(f"{name} must be a strictly increasing 1-D index array")
+    if len(missing := np.setdiff1d(sub, full)):
+        raise ValueError(f"{sub_name} must be a subset of {full_name}; {len(missing)} indices are not, e.g. {missing[0]}")
+    return sub
+
+def restrict_neighbours(neighbours: CachedNeighbours, W, te, tr, te_sub, tr_sub, k: int = 19
+                        ) -> tuple[np.ndarray, np.ndarray]:
+    "Lists `(dist, idx) : (len(te_sub), k)` of rows `te_sub` of `W` among rows `tr_sub`, cut from the (te, tr) search."
+    te, tr = _sorted_subset(te, te, "te", "te"), _sorted_subset(tr, tr, "tr", "tr")
+    te_sub, tr_sub = _sorted_subset(te_sub, te, "te_sub", "te"), _sorted_subset(tr_sub, tr, "tr_sub", "tr")
+    if not 1 <= k <= len(tr_sub): raise ValueError(f"k must be in 1..{len(tr_sub)} (the size of tr_sub), got {k}")
+    dist, idx = neighbours.get(W[te], W[tr], k)
+    local = np.full(W.shape[0], -1); local[tr_sub] = np.arange(len(tr_sub))
+    rows = np.searchsorted(te, te_sub)
+    new_idx = local[tr[idx[rows]]]
+    out_d = np.empty((len(te_sub), k)); out_i = np.empty((len(te_sub), k), dtype=np.int64); short = []
+    for r in range(len(te_sub)):
+        ok = new_idx[r] >= 0
+        if ok.sum() < k: short.append(r); continue
+        out_d[r] = dist[rows[r]][ok][:k]; out_i[r] = new_idx[r][ok][:k]
+    if short:
+        out_d[short], out_i[short] = neighbours.base(W[te_sub[short]], W[tr_sub], k)
+    return out_d, out_i
+
+# %% ../nbs/wmd_impl.ipynb #c061
+def pca_embeddings(E, X, dim: int = 5) -> np.ndarray:
+    "`E (V, d)` centred and projected on its top `dim` principal directions, words weighted by document frequency in `X (n, V)`: `(V, dim)`."
+    E = as_points(E, "E"); X = _as_docs(X, "X", E.shape[0], allow_empty=True)
+    if not 1 <= dim <= E.shape[1]: raise ValueError(f"dim must be in 1..{E.shape[1]} (the columns of E), got {dim}")
+    w = np.asarray((X > 0).sum(axis=0)).ravel().astype(float)
+    if w.sum() == 0: raise ValueError("X has no word occurrences: there is nothing to fit the PCA on")
+    mu = w @ E / w.sum(); Z = E - mu
+    cov = (Z * w[:, None]).T @ Z / w.sum()
+    vals, vecs = np.linalg.eigh(cov)
+    return np.ascontiguousarray(Z @ vecs[:, ::-1][:, :dim])

@@ -4,10 +4,12 @@ import ot
 import pytest
 import scipy.sparse as sp
 
-from embeval_nb.wmd import (_emd_simplex, bow_distances, bow_l1_cost, bow_matrix, bow_neighbours, drop_duplicates, emd, emd2,
-                            evaluate_knn, evaluate_wknn, find_duplicates, idf_weights, knn_predict, normalize_embeddings,
-                            onehot_embeddings, tfidf, travel_distances, vocabulary, wknn_predict, wmd, wmd_knn,
-                            wmd_neighbours, wmd_paired, wmd_pairwise)
+from embeval_nb.core import normalize_rows
+from embeval_nb.wmd import (CachedNeighbours, KnnResult, WknnResult, _emd_simplex, bow_distances, bow_l1_cost, bow_matrix,
+                            bow_neighbours, drop_duplicates, emd, emd2, evaluate_knn, evaluate_wknn, find_duplicates,
+                            fingerprint, idf_weights, knn_predict, onehot_embeddings, pca_embeddings, restrict_neighbours,
+                            tfidf, travel_distances, vocabulary, wknn_predict, wmd, wmd_knn, wmd_neighbours, wmd_paired,
+                            wmd_pairwise)
 
 METRIC_POT = {"euclidean": "euclidean", "sqeuclidean": "sqeuclidean", "cityblock": "cityblock"}
 
@@ -117,7 +119,7 @@ def brute_knn(P, k, exclude_self=False):
 def knn_data():
     rng = np.random.default_rng(5)
     V = 300
-    E = normalize_embeddings(rng.normal(size=(V, 8)))
+    E = normalize_rows(rng.normal(size=(V, 8)))
     X = random_docs(rng, 120, V, [2, 5, 9, 14, 20, 30])
     X = sp.vstack([X, X[:4], X[10:12] * 2])   # duplicates (distance 0 ties) and proportional rows
     return X, E
@@ -299,20 +301,27 @@ def test_evaluate_knn_matches_reference_protocol():
         res = evaluate_knn(bow_neighbours(norm, metric), Xtr, ytr, Xte, yte)
         ref = reference_evaluate(bow_distances(Xte, Xtr, norm=norm, metric=metric),
                                  bow_distances(Xtr, Xtr, norm=norm, metric=metric), ytr, yte)
-        assert (res["error"], res["k"]) == pytest.approx(ref)
+        assert isinstance(res, KnnResult) and (res.error, res.k) == pytest.approx(ref)
+        assert res.correct.dtype == bool and res.error == 100 * np.mean(~res.correct)
+        np.testing.assert_array_equal(res.correct, res.predicted == yte)
 
 
 def test_evaluate_wknn_and_wmd_neighbours(knn_data):
     X, E = knn_data
     y = np.arange(X.shape[0]) % 3
     res = evaluate_wknn(wmd_neighbours(E), X[:100], y[:100], X[100:], y[100:], k=5)
-    assert 0.005 <= res["gamma"] <= 0.1 and 0 <= res["error"] <= 100
+    assert isinstance(res, WknnResult) and 0.005 <= res.gamma <= 0.1 and 0 <= res.error <= 100
+    P_test = wmd_pairwise(X[100:], X[:100], E)                 # the test predictions, from a full distance matrix
+    order = np.argsort(P_test, 1, kind="stable")[:, :5]
+    np.testing.assert_array_equal(res.predicted, wknn_predict(order, np.take_along_axis(P_test, order, 1), y[:100], res.gamma))
+    np.testing.assert_array_equal(res.correct, res.predicted == y[100:])
     res2 = evaluate_knn(wmd_neighbours(E), X[:100], y[:100], X[100:], y[100:], kmax=5)
     P = wmd_pairwise(X, X, E)
     from sklearn.model_selection import train_test_split
     tr, va = train_test_split(np.arange(100), test_size=0.2, random_state=0)
     errs = [np.mean(knn_predict(np.argsort(P[va][:, tr], 1, kind="stable")[:, :5], y[tr], k) != y[va]) for k in range(1, 6)]
-    assert res2["k"] == 1 + int(np.argmin(errs))
+    assert res2.k == 1 + int(np.argmin(errs))
+    np.testing.assert_array_equal(res2.predicted, knn_predict(order, y[:100], res2.k))
 
 
 def test_fallback_solver_and_iteration_budget():
@@ -352,3 +361,128 @@ def test_solver_cutoff_returns_exact_value_or_a_lower_bound_above_it():
         assert low > exact * 0.7 and low <= exact * (1 + 1e-12)
         stopped += low < exact
     assert stopped > 50                  # the dual bound does stop the solver early on most of these
+
+
+# --- shared searches, restricted searches, low-dimensional vectors ------------------------------------------
+
+def test_input_checks_name_the_argument():
+    x = np.array([1.0, 0, 0, 1])
+    with pytest.raises(ValueError, match=r"E must be a 2-D \(n, d\) array, got shape \(4,\)"): wmd(x, x, np.ones(4))
+    with pytest.raises(ValueError, match="'euclidean', 'sqeuclidean', 'cityblock', got 'l2'"): wmd(x, x, np.eye(4), metric="l2")
+    with pytest.raises(ValueError, match=r"E contains NaN or infinite values \(first in row 2\)"):
+        wmd_pairwise(sp.csr_matrix(x), sp.csr_matrix(x), np.where(np.arange(4)[:, None] == 2, np.inf, np.eye(4)))
+
+
+def test_fingerprint_is_a_content_hash():
+    rng = np.random.default_rng(12)
+    A = sp.random(20, 30, density=0.2, random_state=3, format="csr")
+    B = sp.csr_matrix((A.data.copy(), A.indices.astype(np.int32), A.indptr.astype(np.int32)), shape=A.shape)
+    assert fingerprint(A) == fingerprint(B) == fingerprint(A.toarray()) == fingerprint(A.tocoo())
+    C = A.copy(); C.data[rng.integers(len(C.data))] += 1e-12
+    assert fingerprint(C) != fingerprint(A) != fingerprint(A[:19]) and fingerprint(A[:, :29]) != fingerprint(A)
+
+
+class CountingNeighbours:
+    "A neighbour function that records the k of every search it runs."
+    def __init__(self, base):
+        self.base, self.calls = base, []
+
+    def __call__(self, Xq, Xr, k):
+        self.calls.append(k)
+        return self.base(Xq, Xr, k)
+
+
+def test_cached_neighbours_return_exactly_what_the_search_returns(knn_data):
+    X, E = knn_data
+    plain = wmd_neighbours(E)
+    counting = CountingNeighbours(plain)
+    cached = CachedNeighbours(counting, kmax=19)
+    for k in [19, 1, 7, 19, 3]:                  # smaller k served from the one 19-column search
+        d, i = cached(X[:20], X[20:], k)
+        rd, ri = plain(X[:20], X[20:], k)
+        np.testing.assert_array_equal(i, ri); np.testing.assert_array_equal(d, rd)
+    assert counting.calls == [19]
+    assert cached(X[:20], X[20:], 25)[1].shape == (20, 25) and counting.calls == [19, 25]   # a larger k searches again
+    cached(X[:20], X[21:], 2); cached(X[:20] * 2, X[20:], 2)     # other contents, other searches (with kmax columns)
+    assert counting.calls == [19, 25, 19, 19] and len(cached.cache) == 3 and cached.seconds > 0
+    small = CachedNeighbours(CountingNeighbours(plain), kmax=19)
+    assert small(X[:3], X[3:10], 4)[1].shape == (3, 4) and small.base.calls == [7]   # kmax capped at the references
+    with pytest.raises(ValueError, match="k must be in 1..7"): small(X[:3], X[3:10], 8)
+    with pytest.raises(ValueError, match="k must be in 1..7"): small(X[:3], X[3:10], 0)
+    with pytest.raises(ValueError, match="kmax must be at least 1"): CachedNeighbours(plain, kmax=0)
+
+
+def test_cached_neighbours_put():
+    cached = CachedNeighbours(lambda Xq, Xr, k: pytest.fail("must not search"), kmax=2)
+    Xq, Xr = sp.csr_matrix(np.eye(3)), sp.csr_matrix(np.ones((4, 3)))
+    d, i = np.arange(6.0).reshape(3, 2), np.arange(6).reshape(3, 2) % 4
+    cached.put(Xq, Xr, d, i)
+    np.testing.assert_array_equal(cached(Xq, Xr, 1)[1], i[:, :1])
+    with pytest.raises(ValueError, match=r"must both be \(3, k\)"): cached.put(Xq, Xr, d[:2], i[:2])
+
+
+@pytest.mark.parametrize("k", [1, 5, 19])
+def test_restrict_neighbours_equals_a_search_on_the_subset(knn_data, k):
+    X, E = knn_data
+    rng = np.random.default_rng(13)
+    te, tr = np.arange(0, 30), np.arange(30, X.shape[0])
+    te_sub = np.sort(rng.choice(te, 18, replace=False))
+    for keep in (0.97, 0.6):                         # few dropped (cut from the lists) and many (rows searched again)
+        tr_sub = np.sort(rng.choice(tr, int(keep * len(tr)), replace=False))
+        counting = CountingNeighbours(wmd_neighbours(E))
+        cached = CachedNeighbours(counting, kmax=19)
+        d, i = restrict_neighbours(cached, X, te, tr, te_sub, tr_sub, k)
+        P = wmd_pairwise(X[te_sub], X[tr_sub], E)         # brute force on the subset
+        ref_d, ref_i = brute_knn(P, k)
+        np.testing.assert_array_equal(i, ref_i); np.testing.assert_array_equal(d, ref_d)
+        assert counting.calls[0] == 19
+        # with k = 19 every row that lost a neighbour is searched again; with k = 1 all are cut from the lists
+        assert len(counting.calls) == (2 if k == 19 else 1)
+
+
+def test_restrict_neighbours_rejects_what_is_not_a_sorted_subset(knn_data):
+    X, E = knn_data
+    cached = CachedNeighbours(wmd_neighbours(E))
+    te, tr = np.arange(0, 10), np.arange(10, 60)
+    with pytest.raises(ValueError, match="te_sub must be a subset of te; 1 indices are not, e.g. 10"):
+        restrict_neighbours(cached, X, te, tr, [1, 10], tr)
+    with pytest.raises(ValueError, match="tr_sub must be a strictly increasing"): restrict_neighbours(cached, X, te, tr, te, tr[::-1])
+    with pytest.raises(ValueError, match="te must be a strictly increasing"): restrict_neighbours(cached, X, te[::-1], tr, te, tr)
+    with pytest.raises(ValueError, match=r"k must be in 1..3 \(the size of tr_sub\)"):
+        restrict_neighbours(cached, X, te, tr, te, tr[:3], k=4)
+
+
+def test_pca_embeddings_against_sklearn_on_repeated_rows():
+    from sklearn.decomposition import PCA
+    rng = np.random.default_rng(14)
+    E = rng.normal(size=(40, 6)) * [5, 3, 2, 1, 0.5, 0.2]
+    X = random_docs(rng, 25, 40, [2, 5, 9])
+    X = sp.csr_matrix(X.toarray() * (np.arange(40) < 38))        # two words in no document: weight 0
+    X.eliminate_zeros(); X = X[X.getnnz(axis=1) > 0]
+    w = np.asarray((X > 0).sum(axis=0)).ravel()
+    for dim in (1, 3, 6):
+        P = pca_embeddings(E, X, dim)
+        ref = PCA(dim, svd_solver="full").fit(np.repeat(E, w, axis=0))   # unweighted PCA of a row per occurrence
+        Q = ref.transform(E)
+        signs = np.sign((P * Q).sum(0))                                 # directions are defined up to sign
+        np.testing.assert_allclose(P * signs, Q, rtol=1e-9, atol=1e-9)
+    np.testing.assert_array_equal(pca_embeddings(E, X * 3), pca_embeddings(E, X))   # weights are frequencies, not counts
+
+
+def test_pca_embeddings_bad_input():
+    E, X = np.ones((4, 3)), sp.csr_matrix(np.eye(4))
+    with pytest.raises(ValueError, match="dim must be in 1..3"): pca_embeddings(E, X, 0)
+    with pytest.raises(ValueError, match="dim must be in 1..3"): pca_embeddings(E, X, 4)
+    with pytest.raises(ValueError, match="X has 4 columns .* E has 3 rows"): pca_embeddings(E[:3], X, 2)
+    with pytest.raises(ValueError, match="no word occurrences"): pca_embeddings(E, sp.csr_matrix((2, 4)), 2)
+    with pytest.raises(ValueError, match="E contains NaN"): pca_embeddings(np.full((4, 3), np.nan), X, 2)
+
+
+def test_evaluation_results_are_frozen_and_checked():
+    X = sp.csr_matrix(np.eye(6)[np.arange(40) % 6] + 1.0); y = np.arange(40) % 2
+    res = evaluate_knn(bow_neighbours(), X[:30], y[:30], X[30:], y[30:], kmax=3)
+    with pytest.raises(AttributeError): res.error = 0.0
+    assert res.predicted.shape == res.correct.shape == (10,) and len(res.validation_error) == 3
+    with pytest.raises(ValueError, match=r"y_train has shape \(29,\), expected \(30,\)"):
+        evaluate_wknn(bow_neighbours(), X[:30], y[:29], X[30:], y[30:])
+    with pytest.raises(ValueError, match="X_test has no rows"): evaluate_knn(bow_neighbours(), X[:30], y[:30], X[:0], y[:0])
