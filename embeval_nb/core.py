@@ -240,6 +240,9 @@ def mcnemar_exact(correct_a, correct_b, *, level: float = 0.95) -> PairedErrors:
     n01, n10 = int((~a & b).sum()), int((a & ~b).sum())
     n, alpha = n01 + n10, 1 - level
     p = binomtest(n01, n, 0.5).pvalue if n else 1.0
+    if n == 0:  # no disagreement: the difference is bounded by the Clopper-Pearson bound on the discordance rate
+        u = float(1 - (alpha / 2) ** (1 / N))
+        return PairedErrors(N, int((~a).sum()), int((~b).sum()), 0, 0, 1.0, 0.0, -u, u)
     lo = beta.ppf(alpha / 2, n01, n10 + 1) if n01 > 0 else 0.0
     hi = beta.ppf(1 - alpha / 2, n01 + 1, n10) if n10 > 0 else 1.0
     return PairedErrors(N, int((~a).sum()), int((~b).sum()), n01, n10, float(p), (n01 - n10) / N,

@@ -175,7 +175,8 @@ def test_mcnemar_interval_covers_at_the_stated_level():
 def test_mcnemar_edge_cases():
     a = np.ones(10, bool)
     same = mcnemar_exact(a, a)
-    assert isinstance(same, PairedErrors) and same.p_value == 1 and same.low == same.high == 0
+    assert isinstance(same, PairedErrors) and same.p_value == 1 and same.difference == 0
+    assert same.low == -same.high and same.high == pytest.approx(1 - 0.025 ** (1 / 10))   # Clopper-Pearson, 0 of 10
     all_disagree = mcnemar_exact(a, ~a)
     assert all_disagree.difference == -1 and all_disagree.low == -1 and all_disagree.high < 0
     for x, y in [(a, a[:5]), (a.astype(int), a), (np.ones((2, 2), bool), np.ones((2, 2), bool))]:
