@@ -304,8 +304,8 @@ class Claims:
     def interval(self, key: str, statement: str, estimate: float, low: float, high: float, *, paper: Any,
                  above: float = -np.inf, below: float = np.inf, test: str = "bootstrap", ours: Any = None) -> Claim:
         "A claim that a quantity lies in (above, below), decided by its interval [low, high]."
-        region = " and ".join(s for s in (f"> {above:g}" if above > -np.inf else "",
-                                         f"< {below:g}" if below < np.inf else "") if s)
+        region = " and ".join(s for s in (f"> {above:.4g}" if above > -np.inf else "",
+                                         f"< {below:.4g}" if below < np.inf else "") if s)
         return self.add(key, statement, paper=paper, ours=estimate if ours is None else ours,
                         verdict=interval_verdict(low, high, above=above, below=below),
                         test=f"{test}: 95% interval [{low:.3g}, {high:.3g}], claim {region}")

@@ -173,8 +173,14 @@ def _start_basis(C, CT, a, b, bi, bj, bx, m, arg):
     return eps
 
 @jit
-def _build_tree(C, n1, bi, bj, pot, par, pe, size, last, thread, rev):
-    "Root the basis tree (cells bi, bj) at node 0: parents, parent cells, potentials (u + v = C), preorder thread, subtree sizes, last nodes."
+def _tree_arrays(tree):
+    "The rows of the basis tree `tree (6, N)`: parent, parent cell, subtree size, last node of the subtree in preorder, thread (next node in preorder), reverse thread."
+    return tree[0], tree[1], tree[2], tree[3], tree[4], tree[5]
+
+@jit
+def _build_tree(C, n1, bi, bj, pot, tree):
+    "Root the basis tree (cells bi, bj) at node 0: the rows of tree (6, N) (see `_tree_arrays`) and potentials pot (N,) with u + v = C on the cells."
+    par, pe, size, last, thread, rev = _tree_arrays(tree)
     N = par.shape[0]; nb = N - 1
     start = np.zeros(N + 1, np.int64)    # incidence lists: the cells at node x are adj[start[x]:start[x + 1]]
     for k in range(nb): start[bi[k] + 1] += 1; start[n1 + bj[k] + 1] += 1
@@ -200,8 +206,9 @@ def _build_tree(C, n1, bi, bj, pot, par, pe, size, last, thread, rev):
     for q in range(N): last[order[q]] = order[q + size[order[q]] - 1]
 
 @jit
-def _unhook(c, apex, par, size, last, thread, rev):
+def _unhook(c, apex, tree):
     "Take the block of c's subtree [c .. last[c]] out of the thread; fix the sizes up to apex and the last nodes above c."
+    par, _, size, last, thread, rev = _tree_arrays(tree)
     total = size[c]; before = rev[c]; after = thread[last[c]]; old_last = last[c]
     thread[before] = after; rev[after] = before
     u = par[c]
@@ -210,8 +217,10 @@ def _unhook(c, apex, par, size, last, thread, rev):
     while u != apex: size[u] -= total; u = par[u]
 
 @jit
-def _reroot_block(stem, m, k_in, t, par, pe, size, last, thread, rev, pa, pb):
-    "Re-thread the cut-off block rooted at stem[0] = s instead of stem[m - 1] = c and hang it from t by cell k_in: its last node."
+def _reroot_block(m, k_in, t, tree, scratch):
+    "Re-thread the cut-off block rooted at stem[0] = s instead of stem[m - 1] = c (stem, pa, pb: the rows of scratch (3, 2N)) and hang it from t by cell k_in: its last node."
+    par, pe, size, last, thread, rev = _tree_arrays(tree)
+    stem, pa, pb = scratch[0], scratch[1], scratch[2]
     s = stem[0]; total = size[stem[m - 1]]
     npc = 1; pa[0] = s; pb[0] = last[s]  # pieces in the new preorder: s's subtree, then each stem node without the previous one's subtree
     for i in range(1, m):
@@ -226,8 +235,9 @@ def _reroot_block(stem, m, k_in, t, par, pe, size, last, thread, rev, pa, pb):
     return pb[npc - 1]
 
 @jit
-def _hook(s, block_last, t, apex, par, size, last, thread, rev):
+def _hook(s, block_last, t, apex, tree):
     "Put the block [s .. block_last] into the thread right after t; fix the sizes up to apex and the last nodes above t."
+    par, _, size, last, thread, rev = _tree_arrays(tree)
     total = size[s]; after = thread[t]
     thread[t] = s; rev[s] = t; thread[block_last] = after; rev[after] = block_last
     u = t
@@ -236,8 +246,9 @@ def _hook(s, block_last, t, apex, par, size, last, thread, rev):
     while u != apex: size[u] += total; u = par[u]
 
 @jit
-def _shift_potentials(s, block_last, delta, n1, pot, size, thread):
+def _shift_potentials(s, block_last, delta, n1, pot, tree):
     "Rows + delta, columns - delta on the block [s .. block_last], or the opposite on the rest of the tree if that is smaller."
+    _, _, size, _, thread, _ = _tree_arrays(tree)
     N = thread.shape[0]; total = size[s]
     if 2 * total > N: u = thread[block_last]; total = N - total; delta = -delta
     else: u = s
@@ -246,25 +257,27 @@ def _shift_potentials(s, block_last, delta, n1, pot, size, thread):
         u = thread[u]
 
 @jit
-def _pivot_tree(s, t, c, k_in, apex, delta, n1, pot, par, pe, size, last, thread, rev, stem, pa, pb):
-    "Replace c's parent cell by cell k_in from s (in c's subtree) to t (outside it): parents, thread, sizes and potentials."
+def _pivot_tree(pivot, delta, n1, pot, tree, scratch):
+    "Replace c's parent cell by cell k_in from s (in c's subtree) to t (outside it), pivot = (s, t, c, k_in, apex): parents, thread, sizes and potentials."
+    s, t, c, k_in, apex = pivot
+    par = tree[0]; stem = scratch[0]
     m = 0; v = s
     while True:                          # the stem s = v0, v1, ..., c: the path whose parents reverse
         stem[m] = v; m += 1
         if v == c: break
         v = par[v]
-    _unhook(c, apex, par, size, last, thread, rev)
-    block_last = _reroot_block(stem, m, k_in, t, par, pe, size, last, thread, rev, pa, pb)
-    _hook(s, block_last, t, apex, par, size, last, thread, rev)
-    _shift_potentials(s, block_last, delta, n1, pot, size, thread)
+    _unhook(c, apex, tree)
+    block_last = _reroot_block(m, k_in, t, tree, scratch)
+    _hook(s, block_last, t, apex, tree)
+    _shift_potentials(s, block_last, delta, n1, pot, tree)
 
 @jit
-def _price(C, CT, pot, n1, cand_i, cand_j, m, arg, state, eps):
-    "Entering cell: the most negative reduced cost among listed cells; a full scan refills the list (one per row)."
+def _price(C, CT, pot, n1, cand, state, m, arg, eps):
+    "Entering cell: the most negative reduced cost among the listed cells cand (2, n1); a full scan refills the list (one per row)."
     best = -eps; ei = -1; ej = -1
     if state[1] < 20:                    # at most 20 pivots from one list
         for c in range(state[0]):
-            i = cand_i[c]; j = cand_j[c]
+            i = cand[0, c]; j = cand[1, c]
             r = C[i, j] - pot[i] - pot[n1 + j]
             if r < best: best = r; ei = i; ej = j
     if ei >= 0:
@@ -275,7 +288,7 @@ def _price(C, CT, pot, n1, cand_i, cand_j, m, arg, state, eps):
     for i in range(n1):
         r = m[i] - pot[i]
         if r < -eps:
-            cand_i[nc] = i; cand_j[nc] = arg[i]; nc += 1
+            cand[0, nc] = i; cand[1, nc] = arg[i]; nc += 1
             if r < best: best = r; ei = i; ej = arg[i]
     state[0] = nc; state[1] = 1
     return best, ei, ej
@@ -305,14 +318,12 @@ def _emd_simplex(a, b, C, F, max_iter, cutoff=np.inf):
     bi = np.empty(nb, np.int64); bj = np.empty(nb, np.int64); bx = np.empty(nb)
     CT = np.ascontiguousarray(C.T); m = np.empty(n1); arg = np.empty(n1, np.int64)   # for full pricing scans
     eps = 1e-13 * _start_basis(C, CT, a, b, bi, bj, bx, m, arg)
-    pot = np.empty(N); par = np.empty(N, np.int64); pe = np.empty(N, np.int64); size = np.empty(N, np.int64)
-    last = np.empty(N, np.int64); thread = np.empty(N, np.int64); rev = np.empty(N, np.int64)
-    _build_tree(C, n1, bi, bj, pot, par, pe, size, last, thread, rev)
-    pathA = np.empty(N, np.int64); pathB = np.empty(N, np.int64); stem = np.empty(N, np.int64)
-    pa = np.empty(2 * N, np.int64); pb = np.empty(2 * N, np.int64)
-    cand_i = np.empty(n1, np.int64); cand_j = np.empty(n1, np.int64); state = np.zeros(2, np.int64); it = 0
+    pot = np.empty(N); tree = np.empty((6, N), np.int64); par, pe, size = tree[0], tree[1], tree[2]
+    _build_tree(C, n1, bi, bj, pot, tree)
+    pathA = np.empty(N, np.int64); pathB = np.empty(N, np.int64); scratch = np.empty((3, 2 * N), np.int64)
+    cand = np.empty((2, n1), np.int64); state = np.zeros(2, np.int64); it = 0
     while True:
-        best, ei, ej = _price(C, CT, pot, n1, cand_i, cand_j, m, arg, state, eps)
+        best, ei, ej = _price(C, CT, pot, n1, cand, state, m, arg, eps)
         if ei < 0: break
         if state[1] == 1 and cutoff < np.inf:   # after a full scan m holds min_j (C_ij - v_j): a certificate
             bound = _dual_bound(a, b, m, pot[n1:])
@@ -333,7 +344,7 @@ def _emd_simplex(a, b, C, F, max_iter, cutoff=np.inf):
         c = bi[k] if pe[bi[k]] == k else n1 + bj[k]          # the end of the leaving cell below the other
         bi[k] = ei; bj[k] = ej; bx[k] = theta
         delta = -best if s >= n1 else best                        # restores u + v = C on the entering cell
-        _pivot_tree(s, t, c, k, apex, delta, n1, pot, par, pe, size, last, thread, rev, stem, pa, pb)
+        _pivot_tree((s, t, c, k, apex), delta, n1, pot, tree, scratch)
     cost = 0.0
     for k in range(nb): cost += bx[k] * C[bi[k], bj[k]]
     if F.size:                           # the flow, unless only the value was asked for (F of size 0)
@@ -342,13 +353,10 @@ def _emd_simplex(a, b, C, F, max_iter, cutoff=np.inf):
     return cost, it
 
 @jit
-def _emd_ssp(a, b, C, F):
-    "Exact OT by successive shortest paths (the fallback of `_emd`): value between a (n1,), b (n2,) with cost C; flow into F."
+def _ssp_start(a, b, C, F, p, tol):
+    "Start of successive shortest paths: column potentials p[n1 + j] = min_i C_ij, a greedy flow F along tight arcs: (supply left (n1,), demand left (n2,))."
     n1, n2 = C.shape
-    N = n1 + n2
-    tol = 1e-15 * max(a.sum(), b.sum())
-    p = np.zeros(N)                      # node potentials: sources 0..n1-1, sinks n1..N-1
-    e = a.copy(); dfc = b.copy()         # remaining supply / demand
+    e = a.copy(); dfc = b.copy()
     F[:, :] = 0.0
     for j in range(n2):
         m = np.inf
@@ -363,57 +371,74 @@ def _emd_ssp(a, b, C, F):
                     F[i, j] += e[i]; dfc[j] -= e[i]; e[i] = 0.0
                 else:
                     F[i, j] += dfc[j]; e[i] -= dfc[j]; dfc[j] = 0.0
-    d = np.empty(N); pred = np.empty(N, np.int64); done = np.empty(N, np.bool_)
-    settled = np.empty(N, np.int64)
+    return e, dfc
+
+@jit
+def _shortest_path(C, F, p, e, dfc, tol):
+    "Dijkstra on reduced costs from every source with supply left, stopped at the first sink with demand left: (sink t or -1, settled count, d (N,), pred (N,), settled (N,))."
+    n1, n2 = C.shape
+    N = n1 + n2
+    d = np.full(N, np.inf); pred = np.full(N, -1, np.int64); done = np.zeros(N, np.bool_); settled = np.empty(N, np.int64)
+    for i in range(n1):
+        if e[i] > tol: d[i] = 0.0
+    t = -1; cnt = 0
     while True:
-        d[:] = np.inf; pred[:] = -1; done[:] = False
-        any_supply = False
-        for i in range(n1):
-            if e[i] > tol: d[i] = 0.0; any_supply = True
-        if not any_supply: break
-        t = -1; cnt = 0
-        while True:                      # Dijkstra, stopped at the first sink with demand left
-            u = -1; best = np.inf
-            for v in range(N):
-                if not done[v] and d[v] < best: best = d[v]; u = v
-            if u < 0: break
-            done[u] = True; settled[cnt] = u; cnt += 1
-            if u >= n1:
-                j = u - n1
-                if dfc[j] > tol: t = u; break
-                for i in range(n1):      # backward arcs sink j -> source i carry flow
-                    if F[i, j] > 0.0 and not done[i]:
-                        rc = p[u] - p[i] - C[i, j]
-                        nd = d[u] + (rc if rc > 0.0 else 0.0)
-                        if nd < d[i]: d[i] = nd; pred[i] = u
-            else:
-                for j in range(n2):
-                    v = n1 + j
-                    if not done[v]:
-                        rc = C[u, j] + p[u] - p[v]
-                        nd = d[u] + (rc if rc > 0.0 else 0.0)
-                        if nd < d[v]: d[v] = nd; pred[v] = u
-        if t < 0: break                  # only rounding crumbs of supply are left
-        Dt = d[t]
+        u = -1; best = np.inf
+        for v in range(N):
+            if not done[v] and d[v] < best: best = d[v]; u = v
+        if u < 0: break
+        done[u] = True; settled[cnt] = u; cnt += 1
+        if u >= n1:
+            j = u - n1
+            if dfc[j] > tol: t = u; break
+            for i in range(n1):          # backward arcs sink j -> source i carry flow
+                if F[i, j] > 0.0 and not done[i]:
+                    rc = p[u] - p[i] - C[i, j]
+                    nd = d[u] + (rc if rc > 0.0 else 0.0)
+                    if nd < d[i]: d[i] = nd; pred[i] = u
+        else:
+            for j in range(n2):
+                v = n1 + j
+                if not done[v]:
+                    rc = C[u, j] + p[u] - p[v]
+                    nd = d[u] + (rc if rc > 0.0 else 0.0)
+                    if nd < d[v]: d[v] = nd; pred[v] = u
+    return t, cnt, d, pred, settled
+
+@jit
+def _augment(F, e, dfc, pred, t, n1):
+    "Push the bottleneck amount along the path pred ends at sink t (n1 + j): flow F, supply e and demand dfc updated."
+    delta = dfc[t - n1]; v = t
+    while pred[v] >= 0:
+        u = pred[v]
+        if u >= n1 and F[v, u - n1] < delta: delta = F[v, u - n1]
+        v = u
+    if e[v] < delta: delta = e[v]
+    e[v] = 0.0 if e[v] == delta else e[v] - delta
+    dfc[t - n1] = 0.0 if dfc[t - n1] == delta else dfc[t - n1] - delta
+    v = t
+    while pred[v] >= 0:
+        u = pred[v]
+        if u < n1: F[u, v - n1] += delta
+        else: F[v, u - n1] = 0.0 if F[v, u - n1] == delta else F[v, u - n1] - delta
+        v = u
+
+@jit
+def _emd_ssp(a, b, C, F):
+    "Exact OT by successive shortest paths (the fallback of `_emd`): value between a (n1,), b (n2,) with cost C; flow into F."
+    n1 = C.shape[0]
+    tol = 1e-15 * max(a.sum(), b.sum())
+    p = np.zeros(n1 + C.shape[1])        # node potentials: sources 0..n1-1, sinks n1..N-1
+    e, dfc = _ssp_start(a, b, C, F, p, tol)
+    while True:
+        t, cnt, d, pred, settled = _shortest_path(C, F, p, e, dfc, tol)
+        if t < 0: break                  # no supply left, or only rounding crumbs of it
         for s in range(cnt):
-            v = settled[s]; p[v] += d[v] - Dt
-        delta = dfc[t - n1]; v = t       # bottleneck along the path
-        while pred[v] >= 0:
-            u = pred[v]
-            if u >= n1 and F[v, u - n1] < delta: delta = F[v, u - n1]
-            v = u
-        if e[v] < delta: delta = e[v]
-        e[v] = 0.0 if e[v] == delta else e[v] - delta
-        dfc[t - n1] = 0.0 if dfc[t - n1] == delta else dfc[t - n1] - delta
-        v = t
-        while pred[v] >= 0:
-            u = pred[v]
-            if u < n1: F[u, v - n1] += delta
-            else: F[v, u - n1] = 0.0 if F[v, u - n1] == delta else F[v, u - n1] - delta
-            v = u
+            v = settled[s]; p[v] += d[v] - d[t]
+        _augment(F, e, dfc, pred, t, n1)
     cost = 0.0
     for i in range(n1):
-        for j in range(n2):
+        for j in range(C.shape[1]):
             if F[i, j] > 0.0: cost += F[i, j] * C[i, j]
     return cost
 
@@ -621,8 +646,9 @@ def _pairwise_query(DT, qw, qa, indptr, indices, data, metric_cost, out):
 
 # %% ../nbs/wmd_impl.ipynb #c035
 @jit
-def _lower_bounds(DT, qa, qc, indptr, indices, data, centroids, metric):
-    "max(RWMD_1, RWMD_2, WCD) from one query (costs DT (V, n1)) to every reference row, (nr,)."
+def _lower_bounds(DT, query, refs, centroids, metric):
+    "max(RWMD_1, RWMD_2, WCD) from one query (costs DT (V, n1), query = (word ids, weights, centroid)) to every reference row of refs = (indptr, indices, data), (nr,)."
+    _, qa, qc = query; indptr, indices, data = refs
     V, n1 = DT.shape
     minq = np.empty(V)                   # min over query words, per vocabulary word
     for w in range(V):
@@ -652,9 +678,10 @@ def _lower_bounds(DT, qa, qc, indptr, indices, data, centroids, metric):
 
 # %% ../nbs/wmd_impl.ipynb #c036
 @jit
-def _knn_query(DT, qw, qa, qc, indptr, indices, data, centroids, metric, k, exclude, out_d, out_i):
-    "Exact k nearest references of one query by prefetch and prune; returns the number of exact WMDs computed."
-    lb = _lower_bounds(DT, qa, qc, indptr, indices, data, centroids, metric)
+def _knn_query(DT, query, refs, centroids, metric, k, exclude, out):
+    "Exact k nearest references of one query by prefetch and prune into out = (dist (k,), idx (k,)) (arguments as in `_lower_bounds`): the number of exact WMDs computed."
+    qw, qa, _ = query; indptr, indices, data = refs; out_d, out_i = out
+    lb = _lower_bounds(DT, query, refs, centroids, metric)
     order = np.argsort(lb, kind="mergesort")
     out_d[:] = np.inf; out_i[:] = np.iinfo(np.int64).max
     n_exact = 0
@@ -696,7 +723,7 @@ def _knn_chunk(rows, Xq, Xr, E, Cr, code, k, exclude_self):
         qw = Xq.indices[Xq.indptr[q]:Xq.indptr[q + 1]].astype(np.int64); qa = Xq.data[Xq.indptr[q]:Xq.indptr[q + 1]].copy()
         DT = _query_costs(E, qw, code)
         qc = qa @ E[qw]
-        n_exact += _knn_query(DT, qw, qa, qc, ptr, ind, dat, Cr, code, k, q if exclude_self else -1, dist[a], idx[a])
+        n_exact += _knn_query(DT, (qw, qa, qc), (ptr, ind, dat), Cr, code, k, q if exclude_self else -1, (dist[a], idx[a]))
     return dist, idx, n_exact
 
 def _chunks(n: int, n_jobs: int, chunk_size: int | None) -> list[np.ndarray]:
