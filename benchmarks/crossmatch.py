@@ -86,7 +86,7 @@ def main(quick=False):
     print("\nratios (time of the other tool / ours, sparse route):")
     for row in rows:
         parts = [f"{k} {row[k] / row['sparse']:.0f}x" for k in ("networkx", "rustworkx", "dense") if k in row]
-        print(f"  N={row['N']:5d}: " + ", ".join(parts))
+        print(f"  N={row['N']:5d}: " + (", ".join(parts) or "no other tool run at this size"))
     return rows
 
 
