@@ -15,8 +15,9 @@ from tqdm import tqdm  # plain text bars: tqdm.auto needs ipywidgets in notebook
 # %% auto #0
 __all__ = ['METRICS', 'VERDICTS', 'make_rng', 'seed_everything', 'jit', 'set_progress', 'progress_enabled', 'progress',
            'parallel_map', 'cache_dir', 'cache_key', 'save_array_atomic', 'cached_array', 'record_dir', 'record_file',
-           'read_records', 'record', 'check_metric', 'as_points', 'normalize_rows', 'parse_paper_table', 'paper_tables',
-           'paper_value', 'PairedErrors', 'mcnemar_exact', 'bootstrap_interval', 'interval_verdict', 'Claim', 'Claims']
+           'read_records', 'record', 'check_metric', 'as_points', 'normalize_rows', 'check_int', 'check_n_jobs',
+           'power_of_two_scale', 'parse_paper_table', 'paper_tables', 'paper_value', 'PairedErrors', 'mcnemar_exact',
+           'bootstrap_interval', 'interval_verdict', 'Claim', 'Claims']
 
 # %% ../nbs/core.ipynb #c005
 def make_rng(seed: int | np.random.Generator | None) -> np.random.Generator:
@@ -187,6 +188,30 @@ def normalize_rows(X: np.ndarray, norm: str | None = "l2") -> np.ndarray:
 def _row_norms(X: np.ndarray, norm: str) -> np.ndarray:
     "`(n,)` L1 or L2 norms of the rows of `X : (n, d)`."
     return np.abs(X).sum(1) if norm == "l1" else np.sqrt((X * X).sum(1))
+
+# %% ../nbs/core.ipynb #c027b
+def check_int(value, name: str, *, low: int | None = None, high: int | None = None) -> int:
+    "`value` as an int if it is a Python or numpy integer (not a bool) in [low, high]; TypeError or ValueError naming `name`."
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an integer, got {value!r} ({type(value).__name__})")
+    value = int(value)
+    if (low is not None and value < low) or (high is not None and value > high):
+        bounds = f"in {low}..{high}" if low is not None and high is not None else f">= {low}" if high is None else f"<= {high}"
+        raise ValueError(f"{name} must be an integer {bounds}, got {value}")
+    return value
+
+def check_n_jobs(n_jobs) -> int:
+    "`n_jobs` as joblib reads it: a positive number of workers, -1 every core, -2 all but one, ...; None is 1."
+    if n_jobs is None: return 1
+    if check_int(n_jobs, "n_jobs") == 0:
+        raise ValueError("n_jobs must be a positive number of workers or negative (-1: every core, -2: all but one), got 0")
+    return int(n_jobs)
+
+def power_of_two_scale(largest: float, limit: int = 400) -> int:
+    "k with largest / 2**k in [2**(limit-1), 2**limit) if `largest` (an array's largest |entry|) lies outside [2**-limit, 2**limit], else 0."
+    if not math.isfinite(largest): raise ValueError(f"largest must be finite, got {largest}")
+    e = math.frexp(largest)[1]                       # largest = f * 2**e with f in [0.5, 1)
+    return 0 if largest == 0 or -limit <= e <= limit else e - limit
 
 # %% ../nbs/core.ipynb #c029
 def parse_paper_table(text: str) -> "pd.DataFrame":

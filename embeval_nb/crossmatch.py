@@ -5,13 +5,14 @@
 # %% ../nbs/crossmatch_impl.ipynb #c002
 from __future__ import annotations
 import math
+import warnings
 from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
 from scipy.special import gammaln, logsumexp, ndtr
 
-from .core import as_points, check_metric, jit, normalize_rows
+from .core import as_points, check_int, check_metric, jit, make_rng, normalize_rows, power_of_two_scale
 
 # %% auto #0
 __all__ = ['crossmatch_null_logpmf', 'crossmatch_null_pmf', 'crossmatch_null_moments', 'Matching', 'min_weight_perfect_matching',
@@ -21,7 +22,9 @@ __all__ = ['crossmatch_null_logpmf', 'crossmatch_null_pmf', 'crossmatch_null_mom
 # %% ../nbs/crossmatch_impl.ipynb #c005
 def _check_design(N: int, n: int) -> tuple[int, int]:
     "`(N, n)` as ints; ValueError unless N is even and positive and 0 <= n <= N."
-    if int(N) != N or int(n) != n: raise ValueError(f"N and n must be integers, got N={N!r}, n={n!r}")
+    try: whole = int(N) == N and int(n) == n
+    except (TypeError, ValueError, OverflowError): whole = False
+    if not whole: raise ValueError(f"N and n must be integers, got N={N!r}, n={n!r}")
     N, n = int(N), int(n)
     if N < 2 or N % 2: raise ValueError(f"N must be a positive even number of matched points, got N={N} "
                                         "(for odd N the test drops the point matched to a ghost and uses N - 1)")
@@ -32,6 +35,7 @@ def _check_design(N: int, n: int) -> tuple[int, int]:
 def crossmatch_null_logpmf(N: int, n: int) -> np.ndarray:
     "log P(A1 = a1) for a1 = 0..n under the null (-inf where impossible); N points in N/2 pairs, n from sample 1."
     N, n = _check_design(N, n)
+    if N > _GAMMALN_MAX_N: return _logpmf_by_ratios(N, n)
     I = N // 2
     a1 = np.arange(n + 1)
     a2 = (n - a1) / 2; a0 = I - a1 - a2
@@ -40,6 +44,26 @@ def crossmatch_null_logpmf(N: int, n: int) -> np.ndarray:
     with np.errstate(invalid="ignore"):
         lp = gammaln(I + 1) + a1 * math.log(2) - lchoose - gammaln(a0 + 1) - gammaln(a1 + 1) - gammaln(a2 + 1)
     return np.where(ok, lp, -np.inf)
+
+_GAMMALN_MAX_N = 2 ** 16   # up to here the log-gamma terms (of size N log N) cancel to within 1e-10 relative
+
+@jit
+def _compensated_cumsum(x):
+    "Running sums `(n,)` of x (n,) with Kahan's compensation: the rounding error does not grow with n."
+    out = np.empty_like(x); s = 0.0; c = 0.0
+    for i in range(x.shape[0]):
+        y = x[i] - c; t = s + y; c = (t - s) - y; s = t; out[i] = s
+    return out
+
+def _logpmf_by_ratios(N: int, n: int) -> np.ndarray:
+    "log P(A1 = a1), a1 = 0..n, from the ratios P(a1 + 2) / P(a1) = 4 a0 a2 / ((a1 + 1)(a1 + 2)), normalised to sum 1."
+    a1 = np.arange(n % 2, min(n, N - n) + 1, 2).astype(np.float64)      # the possible values
+    a2 = (n - a1) / 2; a0 = (float(N - n) - a1) / 2
+    step = math.log(4) + np.log(a0[:-1]) + np.log(a2[:-1]) - np.log(a1[:-1] + 1) - np.log(a1[:-1] + 2)
+    top = int((step > 0).sum())         # the mode (the ratios decrease): sums run outwards from it, small where the mass is
+    rel = np.concatenate([-_compensated_cumsum(step[:top][::-1])[::-1], [0.0], _compensated_cumsum(step[top:])])
+    out = np.full(n + 1, -np.inf); out[a1.astype(np.int64)] = rel - logsumexp(rel)
+    return out
 
 # %% ../nbs/crossmatch_impl.ipynb #c009
 def crossmatch_null_pmf(N: int, n: int) -> np.ndarray:
@@ -55,11 +79,13 @@ def crossmatch_null_moments(N: int, n: int) -> tuple[float, float]:
     return n * m / (N - 1), 2 * n * (n - 1) * m * (m - 1) / ((N - 3) * (N - 1) ** 2)
 
 # %% ../nbs/crossmatch_impl.ipynb #c018
-_METRICS = {"euclidean": 0, "sqeuclidean": 1, "cosine": 2}
+_METRICS = {"euclidean": 0, "sqeuclidean": 1, "cosine": 2, "precomputed": 3}
 
 @jit
 def _pair_dist(X, i, j, metric):
-    "Distance between rows i and j of X: metric 0 euclidean, 1 squared euclidean, 2 cosine (rows pre-normalised)."
+    "Distance between rows i and j of X: metric 0 euclidean, 1 squared euclidean, 2 cosine (rows pre-normalised), 3 X[i, j] (X a distance matrix)."
+    if metric == 3:
+        return X[i, j]
     s = 0.0
     if metric == 2:
         for t in range(X.shape[1]):
@@ -886,16 +912,45 @@ class Matching:
 
 # %% ../nbs/crossmatch_impl.ipynb #c099
 def _metric_code(metric: str) -> int:
-    "The kernels' code for `metric` (0 euclidean, 1 sqeuclidean, 2 cosine); ValueError listing the metrics they support."
+    "The kernels' code for `metric` (0 euclidean, 1 sqeuclidean, 2 cosine, 3 precomputed); ValueError listing the metrics they support."
     return _METRICS[check_metric(metric, tuple(_METRICS))]
 
 # %% ../nbs/crossmatch_impl.ipynb #c101
-def _prepare(Z: np.ndarray, code: int) -> np.ndarray:
-    "Rows L2-normalised for the cosine metric (zero rows are an error); unchanged otherwise."
-    if code != 2: return Z
-    if zero := np.flatnonzero(~(Z != 0).any(1)).tolist():
-        raise ValueError(f"cosine distance needs non-zero rows; row {zero[0]} is zero")
-    return np.ascontiguousarray(normalize_rows(Z))
+def _as_distance_matrix(D, name: str) -> np.ndarray:
+    "`D` checked to be an `(N, N)` distance matrix (finite, non-negative, symmetric, zero diagonal to 1e-10 of its largest entry), its upper triangle mirrored."
+    D = as_points(D, name)
+    if D.shape[0] != D.shape[1]:
+        raise ValueError(f"with metric='precomputed' {name} must be a square (N, N) distance matrix, got shape {D.shape}")
+    if (D < 0).any():
+        i, j = np.argwhere(D < 0)[0]
+        raise ValueError(f"{name} is not a distance matrix: {name}[{i}, {j}] = {D[i, j]} is negative")
+    tol = 1e-10 * D.max()
+    if (bad := np.flatnonzero(np.abs(np.diag(D)) > tol)).size:
+        raise ValueError(f"{name} is not a distance matrix: its diagonal is not zero ({name}[{bad[0]}, {bad[0]}] = {D[bad[0], bad[0]]})")
+    if (gap := np.abs(D - D.T)).max() > tol:
+        i, j = np.unravel_index(gap.argmax(), gap.shape)
+        raise ValueError(f"{name} is not a distance matrix: it is not symmetric ({name}[{i}, {j}] = {D[i, j]}, {name}[{j}, {i}] = {D[j, i]})")
+    upper = np.triu(D, 1)
+    return np.ascontiguousarray(upper + upper.T)
+
+def _warn_if_distances(Z: np.ndarray, name: str, stacklevel: int = 3):
+    "Warn if the points `Z` are square, symmetric, non-negative with a zero diagonal: almost surely a distance matrix passed as points."
+    if Z.shape[0] == Z.shape[1] >= 3 and not np.diag(Z).any() and Z.any() and (Z >= 0).all() and np.array_equal(Z, Z.T):
+        warnings.warn(f"{name} is a square, symmetric, non-negative matrix with a zero diagonal: it looks like a distance matrix, "
+                      "but it is matched as N points in N dimensions; pass metric='precomputed' if it holds distances",
+                      UserWarning, stacklevel=stacklevel + 1)
+
+def _prepare(Z, code: int) -> tuple[np.ndarray, int]:
+    "`(Z', k)`: the checked input of metric `code`, rows L2-normalised for cosine; points or distances divided exactly by 2**k if they would over- or underflow."
+    if code == 3: Z = _as_distance_matrix(Z, "Z")
+    else: Z = as_points(Z, "Z")
+    if code == 2:
+        if zero := np.flatnonzero(~(Z != 0).any(1)).tolist():
+            raise ValueError(f"cosine distance needs non-zero rows; row {zero[0]} is zero")
+        return np.ascontiguousarray(normalize_rows(Z)), 0
+    if code != 3: _warn_if_distances(Z, "Z")
+    k = power_of_two_scale(float(np.abs(Z).max())) if Z.size else 0
+    return (np.ldexp(Z, -k), k) if k else (Z, 0)
 
 # %% ../nbs/crossmatch_impl.ipynb #c103
 def _solve(Z, code, scale, C, ei, ej, q, nvert, warm=None):
@@ -927,11 +982,12 @@ _DENSE_MAX = 3000   # up to this N the rounded distance matrix (8 N^2 bytes) is 
 
 def min_weight_perfect_matching(Z, *, metric: str = "euclidean", levels: int = 2 ** 30, method: str = "auto",
                                 k: int = 10, max_rounds: int = 50) -> Matching:
-    "Exact minimum-total-distance pairing of the rows of `Z : (N, d)` (ghost for odd N), certified on all pairs."
-    Z = as_points(Z, "Z"); code = _metric_code(metric); Z = _prepare(Z, code)
+    "Exact minimum-total-distance pairing of the rows of `Z : (N, d)` (or of an `(N, N)` distance matrix with metric='precomputed'; ghost for odd N), certified on all pairs."
+    levels, k = check_int(levels, "levels", low=2, high=2 ** 40), check_int(k, "k", low=1)
+    max_rounds = check_int(max_rounds, "max_rounds", low=1)
+    code = _metric_code(metric); Z, shift = _prepare(Z, code)
     n = Z.shape[0]
     if n < 2: raise ValueError(f"Z needs at least 2 rows to be matched, got {n}")
-    if not 2 <= int(levels) <= 2 ** 40: raise ValueError(f"levels must be an integer in [2, 2**40], got {levels}")
     if method not in ("auto", "dense", "sparse"): raise ValueError(f"method must be 'auto', 'dense' or 'sparse', got {method!r}")
     if method == "auto": method = "dense" if n <= 100 else "sparse"
     if n <= _DENSE_MAX:             # one pass over the pairs, then every look-up is into Q
@@ -963,6 +1019,8 @@ def min_weight_perfect_matching(Z, *, metric: str = "euclidean", levels: int = 2
     pairs = np.c_[i, j][(i < j) & (j < n)]
     unmatched = int(np.flatnonzero(j == n)[0]) if nvert > n else -1
     cost = int(sum(_level(Z, a, b, code, scale, Q) for a, b in pairs))
+    with np.errstate(over="ignore", under="ignore"):                      # for the distances of the points as given
+        scale = float(np.ldexp(scale, -shift * (2 if code == 1 else 1)))
     return Matching(pairs.astype(np.int64), unmatched, cost, scale, rounds, len(ei), certified)
 
 # %% ../nbs/crossmatch_impl.ipynb #c113
@@ -978,27 +1036,59 @@ class CrossmatchResult:
     variance: float         # V = 2 n (n-1) m (m-1) / ((N-3) (N-1)^2)
     n: int                  # points of X used
     m: int                  # points of Y used
-    pairs: np.ndarray       # (n_pairs, 2) int64 indices into the stacked [X; Y]
+    pairs: np.ndarray       # (n_pairs, 2) int64 indices into the stacked [X; Y] (rows of the distance matrix), i < j, rows sorted
     dropped: int            # index into [X; Y] of the point matched to the ghost (odd N), else -1
 
-def crossmatch_test(X, Y, *, metric: str = "euclidean", levels: int = 2 ** 30, method: str = "auto") -> CrossmatchResult:
-    "Rosenbaum's exact crossmatch test of `X : (n, d)` against `Y : (m, d)` (rejects for small A1)."
-    X = as_points(X, "X"); Y = as_points(Y, "Y")
-    if X.shape[1] != Y.shape[1]: raise ValueError(f"X has {X.shape[1]} columns, Y has {Y.shape[1]}: the samples must have the same dimension")
-    if len(X) < 2 or len(Y) < 2: raise ValueError(f"each sample needs at least 2 points, got X: {len(X)}, Y: {len(Y)}")
-    mt = min_weight_perfect_matching(np.vstack([X, Y]), metric=metric, levels=levels, method=method)
-    n, m = len(X), len(Y)
-    if mt.unmatched >= 0:
-        if mt.unmatched < len(X): n -= 1
+def _first_sample(Y, N: int) -> np.ndarray:
+    "Boolean `(N,)` mask of the first sample's rows of a distance matrix, from its size n (rows 0..n-1) or from (N,) 0/1 labels."
+    if Y is None or np.ndim(Y) == 0:
+        if Y is None: raise ValueError("with metric='precomputed' Y is the size n of the first sample (rows 0..n-1 of X) "
+                                       "or an (N,) vector of 0/1 labels, got None")
+        return np.arange(N) < check_int(Y, "Y (the size of the first sample)", low=0, high=N)
+    z = np.asarray(Y)
+    if z.shape != (N,) or not np.isin(z, (0, 1)).all():
+        raise ValueError(f"with metric='precomputed' Y must be the size n of the first sample or an ({N},) vector of 0/1 "
+                         f"labels, one per row of X; got {z.dtype} values of shape {z.shape}")
+    return z.astype(bool)
+
+def _pooled(X, Y, metric: str) -> tuple[np.ndarray, np.ndarray]:
+    "The matrix to match (the stacked points [X; Y], or X itself for metric='precomputed') and the `(N,)` mask of the first sample."
+    if metric == "precomputed":
+        Z = _as_distance_matrix(X, "X"); first = _first_sample(Y, len(Z))
+    else:
+        X = as_points(X, "X"); Y = as_points(Y, "Y")
+        if X.shape[1] != Y.shape[1]: raise ValueError(f"X has {X.shape[1]} columns, Y has {Y.shape[1]}: the samples must have the same dimension")
+        Z = np.vstack([X, Y]); first = np.arange(len(Z)) < len(X)
+        _warn_if_distances(Z, "the stacked [X; Y]", stacklevel=4)
+    if first.sum() < 2 or (~first).sum() < 2:
+        raise ValueError(f"each sample needs at least 2 points, got X: {first.sum()}, Y: {(~first).sum()}")
+    return Z, first
+
+def _match_in_random_order(Z, metric: str, levels: int, method: str, seed) -> tuple[np.ndarray, int]:
+    "`(pairs, dropped)` of an optimal matching of the rows of Z found in an order drawn from `seed` (label-blind tie-breaking), in Z's own indices."
+    perm = make_rng(seed).permutation(len(Z))
+    mt = min_weight_perfect_matching(Z[perm][:, perm] if metric == "precomputed" else Z[perm], metric=metric,
+                                     levels=levels, method=method)
+    pairs = np.sort(perm[mt.pairs], axis=1)
+    return pairs[np.argsort(pairs[:, 0])], int(perm[mt.unmatched]) if mt.unmatched >= 0 else -1
+
+def crossmatch_test(X, Y, *, metric: str = "euclidean", levels: int = 2 ** 30, method: str = "auto",
+                    seed=0) -> CrossmatchResult:
+    "Rosenbaum's exact crossmatch test of `X : (n, d)` against `Y : (m, d)` (rejects for small A1); ties in the matching broken by a random order from `seed`."
+    Z, first = _pooled(X, Y, metric)
+    pairs, dropped = _match_in_random_order(Z, metric, levels, method, seed)
+    n, m = int(first.sum()), int((~first).sum())
+    if dropped >= 0:
+        if first[dropped]: n -= 1
         else: m -= 1
-    a1 = int(((mt.pairs[:, 0] < len(X)) != (mt.pairs[:, 1] < len(X))).sum())
+    a1 = int((first[pairs[:, 0]] != first[pairs[:, 1]]).sum())
     logpmf = crossmatch_null_logpmf(n + m, n)
     logp = float(min(0.0, logsumexp(logpmf[:a1 + 1])))
     E, V = crossmatch_null_moments(n + m, n)
     pn = float(ndtr((a1 - E) / math.sqrt(V))) if V > 0 else float("nan")
-    return CrossmatchResult(a1, len(mt.pairs), math.exp(logp), logp, pn, E, V, n, m, mt.pairs, mt.unmatched)
+    return CrossmatchResult(a1, len(pairs), math.exp(logp), logp, pn, E, V, n, m, pairs, dropped)
 
-# %% ../nbs/crossmatch_impl.ipynb #c116
+# %% ../nbs/crossmatch_impl.ipynb #c120
 @dataclass(frozen=True)
 class MMDResult:
     "The Gaussian-kernel MMD permutation test of two samples."
@@ -1010,8 +1100,10 @@ class MMDResult:
 def mmd_permutation_test(X, Y, *, n_permutations: int = 200, bandwidth: float | None = None,
                          seed: int = 0) -> MMDResult:
     "Gaussian-kernel MMD^2 of `X : (n, d)` and `Y : (m, d)` and its permutation p-value (add-one)."
-    X = as_points(X, "X"); Y = as_points(Y, "Y")
+    X = as_points(X, "X"); Y = as_points(Y, "Y"); n_permutations = check_int(n_permutations, "n_permutations", low=1)
     if X.shape[1] != Y.shape[1]: raise ValueError(f"X has {X.shape[1]} columns, Y has {Y.shape[1]}")
+    if bandwidth is not None and not (isinstance(bandwidth, (int, float, np.number)) and 0 < bandwidth < np.inf):
+        raise ValueError(f"bandwidth must be a positive number or None (the median distance), got {bandwidth!r}")
     Z = np.vstack([X, Y]); n, N = len(X), len(X) + len(Y)
     sq = np.maximum((Z * Z).sum(1)[:, None] + (Z * Z).sum(1)[None] - 2 * Z @ Z.T, 0)
     if bandwidth is None:
@@ -1025,7 +1117,7 @@ def mmd_permutation_test(X, Y, *, n_permutations: int = 200, bandwidth: float | 
     return MMDResult(float(stats[0]), float((1 + (stats[1:] >= stats[0]).sum()) / (1 + n_permutations)),
                      float(bandwidth), int(n_permutations))
 
-# %% ../nbs/crossmatch_impl.ipynb #c119
+# %% ../nbs/crossmatch_impl.ipynb #c123
 @dataclass(frozen=True)
 class ResampledCrossmatch:
     "Crossmatch tests of `reps` subsamples of `size` + `size` rows of two sets, one entry per repetition."
@@ -1037,11 +1129,13 @@ class ResampledCrossmatch:
 def resampled_crossmatch(X, Y, *, size: int, reps: int, seed=0, metric: str = "euclidean") -> ResampledCrossmatch:
     "`reps` crossmatch tests of `size` rows drawn without replacement from each of `X : (n, d)` and `Y : (m, d)`."
     X = as_points(X, "X"); Y = as_points(Y, "Y")
+    size, reps = check_int(size, "size", low=2), check_int(reps, "reps", low=1)
     if size > min(len(X), len(Y)): raise ValueError(f"size={size} exceeds the rows available (X: {len(X)}, Y: {len(Y)})")
     rng = np.random.default_rng(seed)
+    orders = rng.spawn(reps)            # the matchings' random orders: streams of their own, the draws below are unchanged
     a1, p, pn = np.empty(reps, np.int64), np.empty(reps), np.empty(reps)
     for r in range(reps):
         res = crossmatch_test(X[rng.choice(len(X), size, replace=False)], Y[rng.choice(len(Y), size, replace=False)],
-                              metric=metric)
+                              metric=metric, seed=orders[r])
         a1[r], p[r], pn[r] = res.a1, res.p_value, res.p_value_normal
     return ResampledCrossmatch(a1, p, pn, int(size))

@@ -14,14 +14,15 @@ import scipy.sparse as sp
 
 from functools import partial
 
-from .core import as_points, check_metric, jit, parallel_map
+from .core import (as_points, check_int, check_metric, check_n_jobs, jit, normalize_rows, parallel_map,
+                             power_of_two_scale)
 
 # %% auto #0
 __all__ = ['WMD_METRICS', 'vocabulary', 'bow_matrix', 'emd', 'emd2', 'wmd', 'wmd_paired', 'travel_distances', 'onehot_embeddings',
-           'bow_l1_cost', 'wmd_knn', 'wmd_pairwise', 'bow_distances', 'idf_weights', 'tfidf', 'find_duplicates',
-           'drop_duplicates', 'knn_predict', 'wknn_predict', 'bow_neighbours', 'wmd_neighbours', 'KnnResult',
-           'WknnResult', 'evaluate_knn', 'evaluate_wknn', 'fingerprint', 'CachedNeighbours', 'restrict_neighbours',
-           'pca_embeddings']
+           'bow_l1_cost', 'wmd_knn', 'wmd_pairwise', 'wmd_tokens', 'wmd_tokens_pairwise', 'bow_distances',
+           'idf_weights', 'tfidf', 'find_duplicates', 'drop_duplicates', 'knn_predict', 'wknn_predict',
+           'bow_neighbours', 'wmd_neighbours', 'KnnResult', 'WknnResult', 'evaluate_knn', 'evaluate_wknn',
+           'fingerprint', 'CachedNeighbours', 'restrict_neighbours', 'pca_embeddings']
 
 # %% ../nbs/wmd_impl.ipynb #c005
 def vocabulary(docs: Sequence[Sequence[str]], wv) -> list[str]:
@@ -41,8 +42,29 @@ def bow_matrix(docs: Sequence[Sequence[str]], words: Sequence[str]) -> sp.csr_ma
     return X
 
 # %% ../nbs/wmd_impl.ipynb #c008
+def _holds_text(X) -> bool:
+    "Whether `X` is text: a string, an array of strings, or a (nested) list or tuple whose first item is text."
+    while isinstance(X, (list, tuple)) and len(X): X = X[0]
+    return isinstance(X, str) or (isinstance(X, np.ndarray) and X.dtype.kind in "USO" and X.size > 0 and _holds_text(X.flat[0]))
+
+_TOKENS_HINT = ("for token lists use wmd_tokens(doc_a, doc_b, vectors) or wmd_tokens_pairwise(docs_a, docs_b, vectors), "
+                "or count them with bow_matrix(docs, vocabulary(docs, vectors))")
+
+def _numeric(X, name: str, expected: str) -> np.ndarray | sp.spmatrix:
+    "`X` as a float64 array (sparse input kept sparse); ValueError for None, TypeError for text or non-numbers, naming `name`."
+    if X is None: raise ValueError(f"{name} is None; expected {expected}")
+    if _holds_text(X): raise TypeError(f"{name} holds text, not weights over a vocabulary; {_TOKENS_HINT}")
+    if sp.issparse(X): return X
+    try:
+        A = np.asarray(X)
+        if A.dtype.kind not in "biuf": raise TypeError
+        return A.astype(np.float64, copy=False)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be {expected}, got {type(X).__name__}") from None
+
 def _as_docs(X, name: str, V: int | None = None, *, allow_empty: bool = False) -> sp.csr_matrix:
     "`X` as a canonical `(n, V) float64` CSR matrix; ValueError naming `name` if it is not valid weights."
+    X = _numeric(X, name, "a (n, V) sparse or dense matrix of document weights, one row per document")
     X = sp.csr_matrix(np.atleast_2d(X) if not sp.issparse(X) else X, dtype=np.float64)
     X.sum_duplicates(); X.eliminate_zeros(); X.sort_indices()
     if V is not None and X.shape[1] != V:
@@ -58,10 +80,48 @@ def _as_docs(X, name: str, V: int | None = None, *, allow_empty: bool = False) -
                              f"or one without any in-vocabulary word ({len(empty)} such rows); drop them first")
     return X
 
+_FLOAT_MAX = float(np.finfo(np.float64).max)
+
+def _unit_sum(w: np.ndarray, largest: float) -> np.ndarray:
+    "Weights `w (n,) >= 0` (largest entry `largest`) divided by their `np.add.reduceat` sum (as `_l1_rows` does per row: the same bits); by their largest first if the sum overflows."
+    if largest <= _FLOAT_MAX / len(w): return w / np.add.reduceat(w, [0])[0]   # the sum cannot overflow
+    with np.errstate(over="ignore"): s = np.add.reduceat(w, [0])[0]
+    if not np.isfinite(s): w = w / largest; s = np.add.reduceat(w, [0])[0]
+    return w / s
+
 def _l1_rows(X: sp.csr_matrix) -> sp.csr_matrix:
-    "Rows of `X` scaled to sum 1 (rows must be non-empty; the same `np.add.reduceat` sums as `_doc_vector`: the same bits)."
-    X = X.copy(); X.data = X.data / np.repeat(np.add.reduceat(X.data, X.indptr[:-1]), np.diff(X.indptr))
+    "Rows of `X` scaled to sum 1 as `_unit_sum` scales one document (rows must be non-empty)."
+    X = X.copy()
+    with np.errstate(over="ignore"): sums = np.add.reduceat(X.data, X.indptr[:-1])
+    for r in np.flatnonzero(~np.isfinite(sums)):      # the sum overflowed: divide by the largest weight first
+        row = slice(X.indptr[r], X.indptr[r + 1]); X.data[row] /= X.data[row].max(); sums[r] = np.add.reduceat(X.data[row], [0])[0]
+    X.data = X.data / np.repeat(sums, np.diff(X.indptr))
     return X
+
+def _word_index(vectors) -> tuple[dict, np.ndarray] | None:
+    "(word -> row, matrix) of a set of word vectors: an `embeddings.WordVectors` or a gensim `KeyedVectors`; None for anything else."
+    for index in ("index", "key_to_index"):
+        if isinstance(getattr(vectors, index, None), dict) and hasattr(vectors, "vectors"):
+            return getattr(vectors, index), vectors.vectors
+    return None
+
+def _as_embeddings(E, *, finite: bool = True) -> np.ndarray:
+    "`E` through `as_points` as a float64 `(V, d)` matrix; TypeError pointing to `wmd_tokens` if it is a whole set of word vectors."
+    if _word_index(E) is not None:
+        raise TypeError(f"E is a {type(E).__name__}, a whole vocabulary of word vectors: pass the (V, d) matrix of the words "
+                        "that the columns of your weights count (e.g. wv.lookup(words)[0]), or use wmd_tokens(doc_a, doc_b, "
+                        "vectors) on token lists")
+    return as_points(E, "E", finite=finite)
+
+def _safe_scale(A: np.ndarray) -> tuple[np.ndarray, int]:
+    "`(A / 2**k, k)`: `A` divided exactly by a power of two if its magnitude would over- or underflow costs (`power_of_two_scale`), else `(A, 0)`."
+    k = power_of_two_scale(max(float(A.max()), -float(A.min()))) if A.size else 0
+    return (np.ldexp(A, -k), k) if k else (A, 0)
+
+def _unscale(d, k: int, code: int):
+    "Distances `d` computed on embeddings divided by 2**k, in the original units (x 2**k, x 4**k for the squared Euclidean cost; inf beyond the largest double)."
+    if k == 0: return d
+    with np.errstate(over="ignore"): return np.ldexp(d, k * (2 if code == 1 else 1))
 
 WMD_METRICS = ("euclidean", "sqeuclidean", "cityblock")   # the costs between word vectors the kernels compute
 
@@ -451,18 +511,26 @@ def _emd(a, b, C, F, cutoff=np.inf):
 
 # %% ../nbs/wmd_impl.ipynb #c014
 def _marginal(a, name: str) -> np.ndarray:
-    a = np.ascontiguousarray(a, dtype=np.float64).ravel()
+    "Weights `a` as a float64 vector summing to 1 (a sum that overflows is taken after dividing by the largest weight)."
+    a = _numeric(a, name, "a 1-D vector of non-negative weights")
+    a = np.ascontiguousarray(a.toarray() if sp.issparse(a) else a, dtype=np.float64).ravel()
     if not np.all(np.isfinite(a)): raise ValueError(f"{name} contains NaN or infinite weights")
     if np.any(a < 0): raise ValueError(f"{name} has negative weights")
-    if a.sum() <= 0: raise ValueError(f"{name} has no weight (empty document)")
-    return a / a.sum()
+    if not np.any(a > 0): raise ValueError(f"{name} has no weight (empty document)")
+    with np.errstate(over="ignore"): s = a.sum()
+    if not np.isfinite(s): a = a / a.max(); s = a.sum()
+    return a / s
+
+def _cost_matrix(M, shape: tuple[int, int]) -> tuple[np.ndarray, int]:
+    "The finite cost `M` of `shape`, divided by 2**k when its magnitude is extreme (`_safe_scale`): `(M', k)`."
+    M = as_points(_numeric(M, "M", f"a {shape} cost matrix"), "M")
+    if M.shape != shape: raise ValueError(f"M has shape {M.shape}, expected {shape}")
+    return _safe_scale(M)
 
 def emd(a, b, M) -> np.ndarray:
     "Optimal transport plan `(n1, n2)` between weights `a (n1,)`, `b (n2,)` (normalised to sum 1) for cost `M (n1, n2)`."
     a, b = _marginal(a, "a"), _marginal(b, "b")
-    M = np.ascontiguousarray(M, dtype=np.float64)
-    if M.shape != (len(a), len(b)): raise ValueError(f"M has shape {M.shape}, expected {(len(a), len(b))}")
-    if not np.all(np.isfinite(M)): raise ValueError("M contains NaN or infinite values")
+    M, _ = _cost_matrix(M, (len(a), len(b)))          # a cost scaled by a power of two has the same optimal plan
     F = np.empty(M.shape); _emd(a, b, M, F)
     return F
 
@@ -514,22 +582,26 @@ def _wmd_words(E, xi, a, yi, b, metric):
 # %% ../nbs/wmd_impl.ipynb #c019
 @jit
 def _weight_status(w):
-    "(0 fine, 1 a NaN or infinite weight, 2 a negative weight, 3 no positive weight; number of zero weights) of w (n,)."
-    nonfinite = False; negative = False; zeros = 0
+    "(0 fine, 1 a NaN or infinite weight, 2 a negative weight, 3 no positive weight; number of zero weights; largest weight) of w (n,)."
+    nonfinite = False; negative = False; zeros = 0; largest = 0.0
     for v in w:
         if not np.isfinite(v): nonfinite = True
         elif v < 0: negative = True
         elif v == 0: zeros += 1
-    return (1 if nonfinite else 2 if negative else 3 if zeros == w.shape[0] else 0), zeros
+        elif v > largest: largest = v
+    return (1 if nonfinite else 2 if negative else 3 if zeros == w.shape[0] else 0), zeros, largest
 
 @jit
-def _rows_finite(E, xi, yi):
-    "Whether the rows xi and yi of E (V, d) are all finite."
+def _rows_max_abs(E, xi, yi):
+    "The largest |entry| of the rows xi and yi of E (V, d), or NaN if one of them is NaN or infinite."
+    m = 0.0
     for ids in (xi, yi):
         for w in ids:
             for t in range(E.shape[1]):
-                if not np.isfinite(E[w, t]): return False
-    return True
+                v = abs(E[w, t])
+                if not np.isfinite(v): return np.nan
+                if v > m: m = v
+    return m
 
 _WEIGHT_ERRORS = {1: "{} contains NaN or infinite weights",
                   2: "{} has negative weights; expected non-negative counts or weights",
@@ -537,34 +609,40 @@ _WEIGHT_ERRORS = {1: "{} contains NaN or infinite weights",
 
 def _doc_vector(x, name: str, V: int) -> tuple[np.ndarray, np.ndarray]:
     "Word ids and weights (summing to 1) of one document given as a (V,) array or a (1, V) sparse row."
+    x = _numeric(x, name, "one document: a (V,) vector of weights over the vocabulary, or a (1, V) sparse row")
     if sp.issparse(x):
         x = x if x.format == "csr" else x.tocsr()
         if x.shape[0] != 1: raise ValueError(f"{name} must be one document (one row), got {x.shape[0]} rows")
         if not x.has_canonical_format: x = x.copy(); x.sum_duplicates()
         idx, w = x.indices, x.data
     else:
-        x = np.asarray(x, dtype=np.float64)
         if x.ndim == 2 and x.shape[0] == 1: x = x[0]
         if x.ndim != 1: raise ValueError(f"{name} must be one document (a 1-D vector), got shape {x.shape}")
         idx = np.flatnonzero(x); w = x[idx]
     if x.shape[-1] != V: raise ValueError(f"{name} has {x.shape[-1]} columns (vocabulary size) but E has {V} rows")
     w = w.astype(np.float64, copy=False)
-    status, zeros = _weight_status(w)
+    status, zeros, largest = _weight_status(w)
     if status: raise ValueError(_WEIGHT_ERRORS[status].format(name))
     if zeros: idx, w = idx[w != 0], w[w != 0]
-    return idx.astype(np.int64, copy=False), w / np.add.reduceat(w, [0])[0]
+    return idx.astype(np.int64, copy=False), _unit_sum(w, largest)
 
 def _doc_pair(x, y, E):
-    E = as_points(E, "E", finite=False)
+    "Word ids and weights of documents x and y, and E (only their rows checked), rescaled as `_safe_scale` does: (xi, a, yi, b, E, k)."
+    E = _as_embeddings(E, finite=False)
     xi, a = _doc_vector(x, "x", E.shape[0]); yi, b = _doc_vector(y, "y", E.shape[0])
-    if not _rows_finite(E, xi, yi): raise ValueError("E contains NaN or infinite values")   # only the rows used are checked
-    return xi, a, yi, b, E
+    largest = _rows_max_abs(E, xi, yi)
+    if not np.isfinite(largest): raise ValueError("E contains NaN or infinite values")   # only the rows used are checked
+    k = power_of_two_scale(largest)
+    if k:                                # an exact rescaled copy of the rows used
+        used = np.union1d(xi, yi); E = np.ldexp(E[used], -k)
+        xi, yi = np.searchsorted(used, xi), np.searchsorted(used, yi)
+    return xi, a, yi, b, E, k
 
 def wmd(x, y, E, *, metric: str = "euclidean") -> float:
     "Exact WMD between weight vectors `x, y (V,)` (normalised to sum 1) with word embeddings `E (V, d)`."
-    xi, a, yi, b, E = _doc_pair(x, y, E)
+    xi, a, yi, b, E, k = _doc_pair(x, y, E)
     code = _metric_code(metric)
-    return float(_wmd_words(E, xi, a, yi, b, code))
+    return float(_unscale(_wmd_words(E, xi, a, yi, b, code), k, code))
 
 # %% ../nbs/wmd_impl.ipynb #c022
 @jit
@@ -575,21 +653,22 @@ def _paired(aptr, aind, adat, bptr, bind, bdat, E, metric, out):
 
 def wmd_paired(Xa, Xb, E, *, metric: str = "euclidean") -> np.ndarray:
     "Exact WMD between row `i` of `Xa (n, V)` and row `i` of `Xb (n, V)` for every `i`: `(n,)`."
-    E = as_points(E, "E")
+    E, k = _safe_scale(_as_embeddings(E)); code = _metric_code(metric)
     Xa = _l1_rows(_as_docs(Xa, "Xa", E.shape[0])); Xb = _l1_rows(_as_docs(Xb, "Xb", E.shape[0]))
     if Xa.shape[0] != Xb.shape[0]: raise ValueError(f"Xa has {Xa.shape[0]} rows, Xb has {Xb.shape[0]}")
     out = np.empty(Xa.shape[0]); i64 = lambda v: v.astype(np.int64)
-    _paired(i64(Xa.indptr), i64(Xa.indices), Xa.data, i64(Xb.indptr), i64(Xb.indices), Xb.data, E, _metric_code(metric), out)
-    return out
+    _paired(i64(Xa.indptr), i64(Xa.indices), Xa.data, i64(Xb.indptr), i64(Xb.indices), Xb.data, E, code, out)
+    return _unscale(out, k, code)
 
 # %% ../nbs/wmd_impl.ipynb #c025
 def travel_distances(x, y, E, *, metric: str = "euclidean") -> tuple[np.ndarray, np.ndarray]:
     "Costs and masses `(m,), (m,)` of the word pairs that exchange mass in the optimal WMD flow from `x` to `y`."
-    xi, a, yi, b, E = _doc_pair(x, y, E)
-    C = _cost_rows(E, xi, yi, _metric_code(metric)); F = np.empty(C.shape)
+    xi, a, yi, b, E, k = _doc_pair(x, y, E)
+    code = _metric_code(metric)
+    C = _cost_rows(E, xi, yi, code); F = np.empty(C.shape)
     _emd(a, b, C, F)
     nz = F > 0
-    return C[nz], F[nz]
+    return _unscale(C[nz], k, code), F[nz]
 
 # %% ../nbs/wmd_impl.ipynb #c028
 def onehot_embeddings(V: int) -> np.ndarray:
@@ -710,10 +789,10 @@ def _knn_query(DT, query, refs, centroids, metric, k, exclude, out):
 
 # %% ../nbs/wmd_impl.ipynb #c037
 def _prepare(Xq, Xr, E, metric):
-    "Validated query/reference CSR matrices (rows summing to 1), embeddings and reference centroids."
-    E = as_points(E, "E")
+    "Validated query/reference CSR matrices (rows summing to 1), embeddings (rescaled as `_safe_scale` does, by 2**k), reference centroids, metric code and k."
+    E, k = _safe_scale(_as_embeddings(E)); code = _metric_code(metric)
     Xq = _l1_rows(_as_docs(Xq, "Xq", E.shape[0])); Xr = _l1_rows(_as_docs(Xr, "Xr", E.shape[0]))
-    return Xq, Xr, E, np.ascontiguousarray(Xr @ E), _metric_code(metric)
+    return Xq, Xr, E, np.ascontiguousarray(Xr @ E), code, k
 
 def _knn_chunk(rows, Xq, Xr, E, Cr, code, k, exclude_self):
     "Exact k nearest references for the query rows `rows`: (dist, idx, n_exact)."
@@ -727,16 +806,28 @@ def _knn_chunk(rows, Xq, Xr, E, Cr, code, k, exclude_self):
     return dist, idx, n_exact
 
 def _chunks(n: int, n_jobs: int, chunk_size: int | None) -> list[np.ndarray]:
+    "Query rows 0..n-1 in chunks of `chunk_size` rows (None: about four chunks per worker, at most 64 rows each)."
     size = chunk_size or max(1, min(64, -(-n // (4 * max(n_jobs, 1)))))
     return [np.arange(s, min(n, s + size)) for s in range(0, n, size)]
+
+def _check_prefix(Xq: sp.csr_matrix, Xr: sp.csr_matrix):
+    "ValueError unless the rows of `Xq` are the first rows of `Xr`, what `exclude_self` assumes (it leaves out reference row i for query row i)."
+    nq = Xq.shape[0]
+    if nq > Xr.shape[0]:
+        raise ValueError(f"exclude_self=True needs Xq to be the first rows of Xr, but Xq has {nq} rows and Xr {Xr.shape[0]}")
+    differ = np.flatnonzero((Xq != Xr[:nq]).getnnz(axis=1))
+    if len(differ):
+        raise ValueError(f"exclude_self=True leaves out reference row i for query row i, so Xq must be the first {nq} rows "
+                         f"of Xr; query row {differ[0]} is not reference row {differ[0]} ({len(differ)} rows differ)")
 
 # %% ../nbs/wmd_impl.ipynb #c038
 def wmd_knn(Xq, Xr, E, k: int, *, metric: str = "euclidean", n_jobs: int = 1, backend: str | None = None,
             exclude_self: bool = False, chunk_size: int | None = None, return_stats: bool = False):
     "Exact `k` nearest rows of `Xr (nr, V)` for every row of `Xq (nq, V)` by WMD: `(dist (nq, k), idx (nq, k))`, ascending, ties by index."
-    Xq, Xr, E, Cr, code = _prepare(Xq, Xr, E, metric)
-    if exclude_self and Xq.shape[0] > Xr.shape[0]:
-        raise ValueError("exclude_self=True needs Xq to be (a prefix of) Xr")
+    k, n_jobs = check_int(k, "k"), check_n_jobs(n_jobs)
+    if chunk_size is not None: chunk_size = check_int(chunk_size, "chunk_size", low=1)
+    Xq, Xr, E, Cr, code, scale = _prepare(Xq, Xr, E, metric)
+    if exclude_self: _check_prefix(Xq, Xr)
     avail = Xr.shape[0] - (1 if exclude_self else 0)
     if not 1 <= k <= avail: raise ValueError(f"k must be in 1..{avail} (number of reference documents), got {k}")
     chunks = _chunks(Xq.shape[0], n_jobs if n_jobs > 0 else 8, chunk_size)
@@ -745,8 +836,8 @@ def wmd_knn(Xq, Xr, E, k: int, *, metric: str = "euclidean", n_jobs: int = 1, ba
     dist = np.concatenate([p[0] for p in parts]) if parts else np.empty((0, k))
     idx = np.concatenate([p[1] for p in parts]) if parts else np.empty((0, k), dtype=np.int64)
     if return_stats:
-        return dist, idx, {"exact": int(sum(p[2] for p in parts)), "pairs": Xq.shape[0] * Xr.shape[0]}
-    return dist, idx
+        return _unscale(dist, scale, code), idx, {"exact": int(sum(p[2] for p in parts)), "pairs": Xq.shape[0] * Xr.shape[0]}
+    return _unscale(dist, scale, code), idx
 
 # %% ../nbs/wmd_impl.ipynb #c039
 def _pairwise_chunk(rows, Xq, Xr, E, code):
@@ -759,13 +850,63 @@ def _pairwise_chunk(rows, Xq, Xr, E, code):
 
 def wmd_pairwise(Xq, Xr, E, *, metric: str = "euclidean", n_jobs: int = 1, backend: str | None = None) -> np.ndarray:
     "Exact WMD between every row of `Xq (nq, V)` and every row of `Xr (nr, V)`: `(nq, nr)`."
-    Xq, Xr, E, _, code = _prepare(Xq, Xr, E, metric)
+    n_jobs = check_n_jobs(n_jobs)
+    Xq, Xr, E, _, code, scale = _prepare(Xq, Xr, E, metric)
     chunks = _chunks(Xq.shape[0], n_jobs if n_jobs > 0 else 8, None)
     work = partial(_pairwise_chunk, Xq=Xq, Xr=Xr, E=E, code=code)
     parts = parallel_map(work, chunks, n_jobs=n_jobs, backend=backend, desc="wmd_pairwise")
-    return np.concatenate(parts) if parts else np.empty((0, Xr.shape[0]))
+    return _unscale(np.concatenate(parts) if parts else np.empty((0, Xr.shape[0])), scale, code)
 
 # %% ../nbs/wmd_impl.ipynb #c042
+def _tokens(doc, name: str) -> list[str]:
+    "`doc` as a list of str tokens; ValueError or TypeError naming `name` and saying what to pass otherwise."
+    if doc is None: raise ValueError(f"{name} is None; expected a list of tokens, e.g. 'the cat sat'.split()")
+    if isinstance(doc, str): raise TypeError(f"{name} is a string; pass its tokens, e.g. {name}.lower().split()")
+    try: tokens = list(doc)
+    except TypeError: raise TypeError(f"{name} must be a list of tokens (str), got {type(doc).__name__}") from None
+    bad = [t for t in tokens if not isinstance(t, str)]
+    if bad: raise TypeError(f"{name} must be a list of tokens (str), but holds {type(bad[0]).__name__} {bad[0]!r}")
+    return tokens
+
+def _token_lists(docs, name: str) -> list[list[str]]:
+    "`docs` as a list of token lists; errors naming `name` (or the document `name[i]`) otherwise."
+    if docs is None: raise ValueError(f"{name} is None; expected a list of token lists")
+    if isinstance(docs, str) or (isinstance(docs, (list, tuple)) and docs and isinstance(docs[0], str)):
+        raise TypeError(f"{name} must be a list of token lists, e.g. [text.lower().split() for text in texts]; "
+                        "for two single documents use wmd_tokens(doc_a, doc_b, vectors)")
+    return [_tokens(doc, f"{name}[{i}]") for i, doc in enumerate(docs)]
+
+def _token_problem(docs: list[list[str]], names: list[str], vectors, normalize: bool) -> tuple[sp.csr_matrix, np.ndarray]:
+    "Counts `(len(docs), V)` of the tokens of `docs` that `vectors` has, and their vectors `E (V, d) float64` (unit rows if `normalize`)."
+    found = _word_index(vectors)
+    if found is None:
+        raise TypeError("vectors must be an embeval_nb.embeddings.WordVectors (e.g. load_glove()) or a gensim "
+                        f"KeyedVectors, got {type(vectors).__name__}")
+    index, matrix = found
+    words = vocabulary(docs, index)
+    X = bow_matrix(docs, words)
+    for r in np.flatnonzero(X.getnnz(axis=1) == 0):
+        shown = ", ".join(map(repr, docs[r][:8])) + (", ..." if len(docs[r]) > 8 else "")
+        raise ValueError(f"{names[r]} has no token with a word vector (tokens: [{shown}]): WMD needs at least one; "
+                         "drop the document or check its tokenisation (lower case for GloVe)")
+    E = as_points(matrix[np.array([index[w] for w in words], dtype=np.int64)], "vectors")
+    return X, (normalize_rows(E) if normalize else E)
+
+def wmd_tokens(doc_a, doc_b, vectors, *, metric: str = "euclidean", normalize: bool = True) -> float:
+    "Exact WMD between token lists `doc_a` and `doc_b` with word `vectors` (WordVectors or gensim KeyedVectors), as gensim's `wmdistance`."
+    docs = [_tokens(doc_a, "doc_a"), _tokens(doc_b, "doc_b")]
+    X, E = _token_problem(docs, ["doc_a", "doc_b"], vectors, normalize)
+    return wmd(X[0], X[1], E, metric=metric)
+
+def wmd_tokens_pairwise(docs_a, docs_b, vectors, *, metric: str = "euclidean", normalize: bool = True,
+                        n_jobs: int = 1) -> np.ndarray:
+    "Exact WMD `(len(docs_a), len(docs_b))` between every token list of `docs_a` and every one of `docs_b`, each as `wmd_tokens` computes it."
+    A, B = _token_lists(docs_a, "docs_a"), _token_lists(docs_b, "docs_b")
+    names = [f"docs_a[{i}]" for i in range(len(A))] + [f"docs_b[{i}]" for i in range(len(B))]
+    X, E = _token_problem(A + B, names, vectors, normalize)
+    return wmd_pairwise(X[:len(A)], X[len(A):], E, metric=metric, n_jobs=n_jobs)
+
+# %% ../nbs/wmd_impl.ipynb #c046
 def bow_distances(Xq, Xr, *, norm: str | None = "l1", metric: str = "l1", n_jobs: int | None = None) -> np.ndarray:
     "Distances `(nq, nr)` between rows of `Xq` and `Xr` normalised by `norm` (None, 'l1', 'l2') under `metric` ('l1', 'l2')."
     from sklearn.metrics import pairwise_distances
@@ -793,7 +934,7 @@ def tfidf(X, idf) -> sp.csr_matrix:
     Y = sp.csr_matrix(X @ sp.diags(idf)); Y.eliminate_zeros()
     return Y
 
-# %% ../nbs/wmd_impl.ipynb #c045
+# %% ../nbs/wmd_impl.ipynb #c049
 def find_duplicates(X) -> list[np.ndarray]:
     "Groups (ascending index arrays, ordered by first index) of rows of `X` with identical counts."
     X = _as_docs(X, "X", allow_empty=True)
@@ -817,10 +958,10 @@ def drop_duplicates(X, splits, *, seed: int = 0, keep: str = "last") -> tuple[np
     remap = lambda idx: np.sort(new_pos[np.asarray(idx)][kept[np.asarray(idx)]])
     return kept_idx, [tuple(remap(part) for part in split) for split in splits]
 
-# %% ../nbs/wmd_impl.ipynb #c048
+# %% ../nbs/wmd_impl.ipynb #c052
 def knn_predict(neigh_idx, y_ref, k: int) -> np.ndarray:
     "Majority label `(nq,)` among the first `k` neighbours `neigh_idx (nq, >=k)` with labels `y_ref`; ties to the smallest label."
-    neigh_idx = np.asarray(neigh_idx)
+    neigh_idx, k = np.asarray(neigh_idx), check_int(k, "k")
     if not 1 <= k <= neigh_idx.shape[1]: raise ValueError(f"k must be in 1..{neigh_idx.shape[1]}, got {k}")
     classes, codes = np.unique(np.asarray(y_ref), return_inverse=True)
     votes = np.zeros((neigh_idx.shape[0], len(classes)))
@@ -838,7 +979,7 @@ def wknn_predict(neigh_idx, neigh_dist, y_ref, gamma: float, *, stable: bool = F
     np.add.at(votes, (np.repeat(np.arange(neigh_idx.shape[0]), neigh_idx.shape[1]), codes[neigh_idx].ravel()), w.ravel())
     return classes[votes.argmax(axis=1)]
 
-# %% ../nbs/wmd_impl.ipynb #c050
+# %% ../nbs/wmd_impl.ipynb #c054
 def _topk_from_matrix(Dm: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     "The k smallest entries of each row, ascending, ties by smaller column index."
     idx = np.argsort(Dm, axis=1, kind="stable")[:, :k]
@@ -858,7 +999,7 @@ def wmd_neighbours(E, *, metric: str = "euclidean", idf=None, n_jobs: int = 1, b
         return wmd_knn(Xq, Xr, E, k, metric=metric, n_jobs=n_jobs, backend=backend)
     return neighbours
 
-# %% ../nbs/wmd_impl.ipynb #c051
+# %% ../nbs/wmd_impl.ipynb #c055
 @dataclass(frozen=True)
 class KnnResult:
     "kNN on a test set with `k` chosen on a validation split of the training set; errors in %."
@@ -892,6 +1033,7 @@ def _labels(X_train, y_train, X_test, y_test) -> tuple[np.ndarray, np.ndarray]:
 
 def evaluate_knn(neighbours: Callable, X_train, y_train, X_test, y_test, *, kmax: int = 19, seed: int = 0) -> KnnResult:
     "Test error (%) and predictions of kNN with k in 1..kmax chosen on an 80/20 split of the training set (first best)."
+    kmax = check_int(kmax, "kmax", low=1)
     y_train, y_test = _labels(X_train, y_train, X_test, y_test)
     tr, va = _split(len(y_train), 0.2, seed)
     _, idx = neighbours(X_train[va], X_train[tr], kmax)
@@ -906,6 +1048,7 @@ def evaluate_wknn(neighbours: Callable, X_train, y_train, X_test, y_test, *, gam
                   seed: int = 0, stable: bool = False) -> WknnResult:
     "Test error (%) and predictions of weighted kNN (k neighbours, weights exp(-d/gamma)), gamma chosen on a 70/30 split."
     gammas = (np.arange(20) + 1) / 200 if gammas is None else np.asarray(gammas, dtype=np.float64)
+    k = check_int(k, "k", low=1)
     y_train, y_test = _labels(X_train, y_train, X_test, y_test)
     tr, va = _split(len(y_train), 0.3, seed)
     dist, idx = neighbours(X_train[va], X_train[tr], k)
@@ -916,7 +1059,7 @@ def evaluate_wknn(neighbours: Callable, X_train, y_train, X_test, y_test, *, gam
     return WknnResult(100.0 * float(np.mean(predicted != y_test)), gamma,
                       tuple(100.0 * (1 - c / len(va)) for c in correct), predicted, predicted == y_test)
 
-# %% ../nbs/wmd_impl.ipynb #c055
+# %% ../nbs/wmd_impl.ipynb #c059
 def fingerprint(X) -> str:
     "A content hash of a sparse or dense matrix `X (n, V)`: its shape, sparsity structure and values."
     import hashlib
@@ -928,7 +1071,7 @@ def fingerprint(X) -> str:
 class CachedNeighbours:
     "A neighbour function `(Xq, Xr, k) -> (dist, idx)` that runs each distinct search once, with `max(k, kmax)` columns."
     def __init__(self, neighbours: Callable, kmax: int = 19):
-        if kmax < 1: raise ValueError(f"kmax must be at least 1, got {kmax}")
+        if check_int(kmax, "kmax") < 1: raise ValueError(f"kmax must be at least 1, got {kmax}")
         self.base, self.kmax, self.cache, self.seconds = neighbours, kmax, {}, 0.0   # seconds spent searching
 
     def put(self, Xq, Xr, dist, idx):
@@ -940,7 +1083,7 @@ class CachedNeighbours:
 
     def get(self, Xq, Xr, k: int) -> tuple[np.ndarray, np.ndarray]:
         "The whole stored lists (at least `k` columns) for (Xq, Xr), searching with max(k, kmax) columns if needed."
-        if not 1 <= k <= Xr.shape[0]: raise ValueError(f"k must be in 1..{Xr.shape[0]} (rows of Xr), got {k}")
+        if not 1 <= check_int(k, "k") <= Xr.shape[0]: raise ValueError(f"k must be in 1..{Xr.shape[0]} (rows of Xr), got {k}")
         key = (fingerprint(Xq), fingerprint(Xr))
         if key not in self.cache or self.cache[key][1].shape[1] < k:
             t = time.perf_counter()
@@ -952,7 +1095,7 @@ class CachedNeighbours:
         dist, idx = self.get(Xq, Xr, k)
         return dist[:, :k], idx[:, :k]
 
-# %% ../nbs/wmd_impl.ipynb #c058
+# %% ../nbs/wmd_impl.ipynb #c062
 def _sorted_subset(sub, full, sub_name: str, full_name: str) -> np.ndarray:
     "`sub` as an int64 array, checked to be strictly increasing and contained in the strictly increasing `full`."
     sub, full = np.asarray(sub, dtype=np.int64), np.asarray(full, dtype=np.int64)
@@ -967,7 +1110,7 @@ def restrict_neighbours(neighbours: CachedNeighbours, W, te, tr, te_sub, tr_sub,
     "Lists `(dist, idx) : (len(te_sub), k)` of rows `te_sub` of `W` among rows `tr_sub`, cut from the (te, tr) search."
     te, tr = _sorted_subset(te, te, "te", "te"), _sorted_subset(tr, tr, "tr", "tr")
     te_sub, tr_sub = _sorted_subset(te_sub, te, "te_sub", "te"), _sorted_subset(tr_sub, tr, "tr_sub", "tr")
-    if not 1 <= k <= len(tr_sub): raise ValueError(f"k must be in 1..{len(tr_sub)} (the size of tr_sub), got {k}")
+    if not 1 <= check_int(k, "k") <= len(tr_sub): raise ValueError(f"k must be in 1..{len(tr_sub)} (the size of tr_sub), got {k}")
     dist, idx = neighbours.get(W[te], W[tr], k)
     local = np.full(W.shape[0], -1); local[tr_sub] = np.arange(len(tr_sub))
     rows = np.searchsorted(te, te_sub)
@@ -981,11 +1124,11 @@ def restrict_neighbours(neighbours: CachedNeighbours, W, te, tr, te_sub, tr_sub,
         out_d[short], out_i[short] = neighbours.base(W[te_sub[short]], W[tr_sub], k)
     return out_d, out_i
 
-# %% ../nbs/wmd_impl.ipynb #c061
+# %% ../nbs/wmd_impl.ipynb #c065
 def pca_embeddings(E, X, dim: int = 5) -> np.ndarray:
     "`E (V, d)` centred and projected on its top `dim` principal directions, words weighted by document frequency in `X (n, V)`: `(V, dim)`."
-    E = as_points(E, "E"); X = _as_docs(X, "X", E.shape[0], allow_empty=True)
-    if not 1 <= dim <= E.shape[1]: raise ValueError(f"dim must be in 1..{E.shape[1]} (the columns of E), got {dim}")
+    E = _as_embeddings(E); X = _as_docs(X, "X", E.shape[0], allow_empty=True)
+    if not 1 <= check_int(dim, "dim") <= E.shape[1]: raise ValueError(f"dim must be in 1..{E.shape[1]} (the columns of E), got {dim}")
     w = np.asarray((X > 0).sum(axis=0)).ravel().astype(float)
     if w.sum() == 0: raise ValueError("X has no word occurrences: there is nothing to fit the PCA on")
     mu = w @ E / w.sum(); Z = E - mu

@@ -267,3 +267,39 @@ def test_every_chapter_file_parses():
         assert tables and all(len(t) for t in tables.values()), f
     with pytest.raises(FileNotFoundError, match="no paper numbers for chapter 'nope'"):
         paper_tables("nope")
+
+
+@pytest.mark.parametrize("bad", [2.0, "2", True, None, np.float64(2), [2]])
+def test_check_int_rejects_what_is_not_an_integer(bad):
+    from embeval_nb.core import check_int
+    with pytest.raises(TypeError, match=r"^k must be an integer, got "):
+        check_int(bad, "k")
+
+
+def test_check_int_and_n_jobs_ranges():
+    from embeval_nb.core import check_int, check_n_jobs
+    assert [check_int(v, "k", low=1, high=3) for v in (1, np.int64(3), np.uint8(2))] == [1, 3, 2]
+    with pytest.raises(ValueError, match=r"k must be an integer in 1\.\.3, got 4"):
+        check_int(4, "k", low=1, high=3)
+    with pytest.raises(ValueError, match="size must be an integer <= 10, got 11"):
+        check_int(11, "size", high=10)
+    assert [check_n_jobs(v) for v in (None, 1, 4, -1, -2)] == [1, 1, 4, -1, -2]
+    with pytest.raises(ValueError, match="n_jobs must be a positive number of workers or negative"):
+        check_n_jobs(0)
+    with pytest.raises(TypeError, match="n_jobs must be an integer"):
+        check_n_jobs("2")
+
+
+def test_power_of_two_scale_is_exact_and_leaves_ordinary_input_alone():
+    from embeval_nb.core import power_of_two_scale
+    for x in (1e-120, 0.0, 1.0, 3e7, 1e120):
+        assert power_of_two_scale(x) == 0
+    rng = np.random.default_rng(0)
+    for big in (1e-300, 1e-200, 1e154, 1e200, 1e307):
+        A = rng.normal(size=(5, 3)) * big
+        k = power_of_two_scale(float(np.abs(A).max()))
+        B = np.ldexp(A, -k)
+        assert 2.0 ** 399 <= np.abs(B).max() < 2.0 ** 400 and np.array_equal(np.ldexp(B, k), A)   # exact both ways
+        assert np.isfinite(((B[:, None] - B[None]) ** 2).sum(-1)).all()
+    with pytest.raises(ValueError, match="largest must be finite"):
+        power_of_two_scale(float("inf"))

@@ -304,3 +304,188 @@ def test_notebook_smoke(run_notebook):
     assert rec["crossmatch/full/max_N"] > 340                      # beyond the R package's exact limit
     assert all(v < -5 for v in rec["crossmatch/full/log10_p"].values())
     assert rec["crossmatch/languages/missing"] == ["Maltese", "Swahili"]
+
+
+# ---------------------------------------------------------------- ties: the matching must not see the labels
+def _rejections(draw, runs, seed):
+    rng = np.random.default_rng(seed)
+    return sum(crossmatch_test(draw(rng), draw(rng), seed=rng).p_value <= 0.05 for _ in range(runs))
+
+
+@pytest.mark.parametrize("kind", ["ternary", "pool of 30 in 5-d", "60 + 60 from a pool of 30 in 5-d", "pool of 8 in 2-d, odd N"])
+def test_exact_under_the_null_with_heavy_ties(kind):
+    """Two samples from one distribution on a few distinct points: at level 0.05 the test rejects at most about 5%
+    of the time (matched in the stacked order [X; Y] instead, the first and third reject in about 100% and 78% of runs)."""
+    from scipy.stats import binom
+    pool30 = np.random.default_rng(40).normal(size=(30, 5))
+    pool8 = np.random.default_rng(41).normal(size=(8, 2))
+    draw = {"ternary": lambda rng: rng.integers(0, 3, size=(30, 1)).astype(float),
+            "pool of 30 in 5-d": lambda rng: pool30[rng.integers(0, 30, size=30)],
+            "60 + 60 from a pool of 30 in 5-d": lambda rng: pool30[rng.integers(0, 30, size=60)],
+            "pool of 8 in 2-d, odd N": lambda rng: pool8[rng.integers(0, 8, size=int(rng.integers(25, 32)))]}[kind]
+    runs = 300
+    bound = binom.ppf(0.999, runs, 0.05)           # 26 of 300: exceeded with chance 0.001 by an exact level-0.05 test
+    assert _rejections(draw, runs, seed=42) <= bound
+
+
+def test_random_order_changes_nothing_when_the_optimum_is_unique():
+    rng = np.random.default_rng(43)
+    for N1, N2, d in [(30, 30, 3), (41, 36, 8), (150, 120, 20)]:
+        X, Y = rng.normal(size=(N1, d)), rng.normal(size=(N2, d)) + 0.3
+        stacked = min_weight_perfect_matching(np.vstack([X, Y]))
+        results = [crossmatch_test(X, Y, seed=s) for s in (0, 1, 2)]
+        for r in results:
+            np.testing.assert_array_equal(r.pairs, stacked.pairs)
+            assert r.dropped == stacked.unmatched and r.a1 == results[0].a1 and r.p_value == results[0].p_value
+
+
+def test_seed_makes_ties_reproducible():
+    rng = np.random.default_rng(44)
+    X, Y = rng.integers(0, 3, size=(30, 1)) * 1.0, rng.integers(0, 3, size=(30, 1)) * 1.0
+    a = [crossmatch_test(X, Y, seed=7) for _ in range(2)]
+    assert np.array_equal(a[0].pairs, a[1].pairs) and a[0].a1 == a[1].a1
+    D = np.abs(np.vstack([X, Y]) - np.vstack([X, Y]).T)
+    for r in a + [crossmatch_test(X, Y, seed=s) for s in range(5)]:   # every order gives an optimal matching
+        assert abs(D[r.pairs[:, 0], r.pairs[:, 1]].sum() - _nx_min_cost(D)) < 1e-9
+
+
+def test_resampled_crossmatch_draws_the_same_rows_and_orders_from_its_seed():
+    rng = np.random.default_rng(45)
+    X, Y = rng.integers(0, 4, size=(60, 2)) * 1.0, rng.integers(0, 4, size=(50, 2)) * 1.0
+    from embeval_nb.crossmatch import resampled_crossmatch
+    out = resampled_crossmatch(X, Y, size=12, reps=4, seed=[3, 9])
+    draws = np.random.default_rng([3, 9]); orders = draws.spawn(4)
+    for r in range(4):
+        ref = crossmatch_test(X[draws.choice(60, 12, replace=False)], Y[draws.choice(50, 12, replace=False)], seed=orders[r])
+        assert (out.a1[r], out.p_value[r]) == (ref.a1, ref.p_value)
+
+
+# ---------------------------------------------------------------- a distance matrix, as R's crossmatch takes
+@pytest.mark.parametrize("N1,N2,metric", [(20, 20, "euclidean"), (31, 24, "euclidean"), (60, 45, "sqeuclidean"),
+                                         (160, 150, "euclidean")])
+def test_precomputed_distances_give_the_points_result(N1, N2, metric):
+    from scipy.spatial.distance import cdist
+    rng = np.random.default_rng(N1 + N2)
+    X, Y = rng.normal(size=(N1, 6)), rng.normal(size=(N2, 6)) + 0.4
+    Z = np.vstack([X, Y]); D = cdist(Z, Z, metric)
+    pts = crossmatch_test(X, Y, metric=metric)
+    pre = crossmatch_test(D, N1, metric="precomputed")
+    assert (pre.a1, pre.n, pre.m, pre.dropped, pre.n_pairs) == (pts.a1, pts.n, pts.m, pts.dropped, pts.n_pairs)
+    np.testing.assert_array_equal(pre.pairs, pts.pairs)
+    assert pre.p_value == pts.p_value
+    mp, mz = min_weight_perfect_matching(D, metric="precomputed"), min_weight_perfect_matching(Z, metric=metric)
+    np.testing.assert_array_equal(mp.pairs, mz.pairs)
+    assert mp.certified and abs(mp.cost - mz.cost) <= len(Z)      # rounding of distances computed two ways
+    order = rng.permutation(len(Z)); labels = (order < N1).astype(int)  # samples interleaved, given by R-style 0/1 labels
+    shuffled = crossmatch_test(D[order][:, order], labels, metric="precomputed")
+    assert (shuffled.a1, shuffled.n, shuffled.m) == (pts.a1, pts.n, pts.m) and shuffled.p_value == pts.p_value
+
+
+def test_precomputed_matrix_is_checked():
+    D = np.array([[0, 1, 2, 2.0], [1, 0, 3, 1], [2, 3, 0, 1], [2, 1, 1, 0]])
+    cases = [(D[:3], "must be a square"), (D - 1.5, "negative"), (D + np.eye(4), "diagonal is not zero"),
+             (D + np.triu(np.ones((4, 4)), 1), "not symmetric"), (np.where(D == 3, np.nan, D), "NaN"), (None, "X is None")]
+    for bad, message in cases:
+        with pytest.raises(ValueError, match=message):
+            crossmatch_test(bad, 2, metric="precomputed")
+    for labels, message in [(None, "got None"), (np.ones(3), r"\(4,\) vector of 0/1"), (np.array([0, 1, 2, 1]), "0/1"),
+                            (1, "at least 2 points"), (2.0, "must be an integer")]:
+        with pytest.raises((ValueError, TypeError), match=message):
+            crossmatch_test(D, labels, metric="precomputed")
+    ok = D + 1e-14 * np.triu(np.ones((4, 4)), 1)                   # symmetric to rounding: accepted, upper triangle used
+    assert crossmatch_test(ok, 2, metric="precomputed").n_pairs == 2
+
+
+def test_a_distance_matrix_passed_as_points_warns():
+    rng = np.random.default_rng(46)
+    Z = rng.normal(size=(12, 3)); D = np.linalg.norm(Z[:, None] - Z[None], axis=-1)
+    with pytest.warns(UserWarning, match="looks like a distance matrix.*metric='precomputed'"):
+        min_weight_perfect_matching(D)
+    with pytest.warns(UserWarning, match=r"the stacked \[X; Y\] .*looks like a distance matrix"):
+        crossmatch_test(D[:6], D[6:])
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        min_weight_perfect_matching(rng.normal(size=(12, 12)))     # ordinary square point sets do not warn
+        min_weight_perfect_matching(D, metric="precomputed")
+
+
+# ---------------------------------------------------------------- extreme magnitudes
+@pytest.mark.parametrize("factor", [1e154, 1e160, 1e300, 1e-170, 2.0 ** -1000])
+@pytest.mark.parametrize("metric", ["euclidean", "sqeuclidean", "cosine"])
+def test_points_whose_distances_overflow_or_underflow(factor, metric):
+    rng = np.random.default_rng(47)
+    Z = rng.normal(size=(40, 4))
+    ref = min_weight_perfect_matching(Z, metric=metric)
+    got = min_weight_perfect_matching(Z * factor, metric=metric)
+    assert got.certified and got.cost >= 0
+    np.testing.assert_array_equal(got.pairs, ref.pairs)
+    assert abs(got.cost - ref.cost) <= 40                         # each rounded distance moves by at most one level
+    p = 2 if metric == "sqeuclidean" else 1 if metric == "euclidean" else 0
+    with np.errstate(over="ignore", under="ignore", divide="ignore"):     # the scale itself may leave the float range
+        want = np.float64(ref.scale)
+        for _ in range(p): want = want / np.float64(factor)
+        np.testing.assert_allclose(got.scale, want, rtol=1e-9)
+    r = crossmatch_test(Z[:20] * factor, Z[20:] * factor, metric=metric)
+    assert r.a1 == crossmatch_test(Z[:20], Z[20:], metric=metric).a1
+
+
+def test_power_of_two_scaling_changes_no_rounded_distance():
+    Z = np.random.default_rng(48).normal(size=(30, 5))
+    ref = min_weight_perfect_matching(Z)
+    for k in (-990, -600, 560, 1000):                              # entries stay normal numbers: exact scaling
+        got = min_weight_perfect_matching(np.ldexp(Z, k))
+        assert got.cost == ref.cost and np.array_equal(got.pairs, ref.pairs) and got.scale == np.ldexp(ref.scale, -k)
+    D = np.linalg.norm(Z[:, None] - Z[None], axis=-1)
+    for k in (-990, 1000):                                        # tiny or huge distance matrices
+        got = min_weight_perfect_matching(np.ldexp(D, k), metric="precomputed")
+        assert got.certified and np.array_equal(got.pairs, ref.pairs)
+
+
+# ---------------------------------------------------------------- the null distribution at any N
+@pytest.mark.parametrize("N", [2 ** 16 + 2, 2 ** 17, 10 ** 6, 2 ** 40, 2 ** 62, 2 ** 70])
+@pytest.mark.parametrize("n", [2, 3, 9, 40])
+def test_pmf_at_huge_N_matches_exact_rationals(N, n):
+    I = N // 2
+    exact = []
+    for a1 in range(n + 1):
+        a2, r = divmod(n - a1, 2); a0 = I - a1 - a2
+        exact.append(Fraction(0) if r or a0 < 0 else
+                     Fraction(2 ** a1 * math.prod(range(a0 + 1, I + 1)),       # I! / a0!
+                              math.comb(N, n) * math.factorial(a1) * math.factorial(a2)))
+    assert sum(exact) == 1
+    np.testing.assert_allclose(crossmatch_null_pmf(N, n), [float(x) for x in exact], rtol=1e-12, atol=0)
+
+
+def test_pmf_both_routes_agree_and_large_designs_stay_normalised():
+    from embeval_nb.crossmatch import _GAMMALN_MAX_N, _logpmf_by_ratios
+    for N, n in [(1000, 500), (_GAMMALN_MAX_N, 12345), (_GAMMALN_MAX_N, _GAMMALN_MAX_N // 2)]:
+        np.testing.assert_allclose(np.exp(_logpmf_by_ratios(N, n)), crossmatch_null_pmf(N, n), rtol=1e-8, atol=1e-300)
+    for N, n in [(10 ** 6, 5 * 10 ** 5), (2 * 10 ** 6, 1234)]:
+        p = crossmatch_null_pmf(N, n); a = np.arange(n + 1); E, V = crossmatch_null_moments(N, n)
+        assert abs(p.sum() - 1) < 1e-12
+        np.testing.assert_allclose([(a * p).sum(), ((a - E) ** 2 * p).sum()], [E, V], rtol=1e-8)
+
+
+# ---------------------------------------------------------------- arguments
+def test_argument_errors_name_the_argument():
+    from embeval_nb.crossmatch import resampled_crossmatch
+    ok = np.random.default_rng(49).normal(size=(6, 3))
+    cases = [(lambda: min_weight_perfect_matching(ok, levels="1000"), TypeError, "levels must be an integer, got '1000'"),
+             (lambda: min_weight_perfect_matching(ok, levels=1000.0), TypeError, "levels must be an integer"),
+             (lambda: min_weight_perfect_matching(ok, levels=None), TypeError, "levels must be an integer"),
+             (lambda: min_weight_perfect_matching(ok, k=2.5), TypeError, "k must be an integer"),
+             (lambda: min_weight_perfect_matching(ok, k=0), ValueError, "k must be an integer >= 1"),
+             (lambda: min_weight_perfect_matching(ok, max_rounds=0), ValueError, "max_rounds must be an integer >= 1"),
+             (lambda: min_weight_perfect_matching(None), ValueError, "Z is None"),
+             (lambda: crossmatch_test(ok, None), ValueError, "Y is None"),
+             (lambda: crossmatch_test(ok, ok, levels="1000"), TypeError, "levels must be an integer"),
+             (lambda: crossmatch_null_pmf(None, 2), ValueError, "N and n must be integers"),
+             (lambda: crossmatch_null_pmf(18, "9"), ValueError, "N and n must be integers"),
+             (lambda: resampled_crossmatch(ok, ok, size=2.0, reps=1), TypeError, "size must be an integer"),
+             (lambda: resampled_crossmatch(ok, ok, size=3, reps=None), TypeError, "reps must be an integer"),
+             (lambda: mmd_permutation_test(ok, ok, n_permutations=None), TypeError, "n_permutations must be an integer"),
+             (lambda: mmd_permutation_test(ok, ok, bandwidth=-1.0), ValueError, "bandwidth must be a positive number")]
+    for call, error, message in cases:
+        with pytest.raises(error, match=message):
+            call()

