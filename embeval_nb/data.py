@@ -14,9 +14,10 @@ import numpy as np
 import pandas as pd
 
 # %% auto #0
-__all__ = ['REGISTRY', 'CORPORA', 'WORDSIM', 'PAPER_TEST_SIZES', 'DataSet', 'dataset', 'user_data_dir', 'candidate_roots',
-           'verify', 'locate', 'fetch', 'Corpus', 'tokenize', 'stop_words', 'seeded_splits', 'load_corpus',
-           'load_wordsim', 'load_lexicon', 'wordnet_lexicon', 'load_sts', 'load_mrpc', 'load_qqp']
+__all__ = ['REGISTRY', 'CORPORA', 'WORDSIM', 'PAPER_TEST_SIZES', 'SENTENCE_SOURCES', 'DataSet', 'dataset', 'user_data_dir',
+           'candidate_roots', 'verify', 'locate', 'fetch', 'Corpus', 'tokenize', 'stop_words', 'seeded_splits',
+           'load_corpus', 'load_wordsim', 'load_lexicon', 'wordnet_lexicon', 'load_sts', 'load_mrpc', 'load_qqp',
+           'raw_documents', 'split_sentences', 'is_prose', 'segment_documents', 'sentence_corpus']
 
 # %% ../nbs/data.ipynb #c005
 @dataclass(frozen=True)
@@ -433,3 +434,93 @@ def load_qqp(path: str | os.PathLike | None = None) -> pd.DataFrame:
     "The 1000-pair Quora Question Pairs sample: columns id, qid1, qid2, question1, question2, is_duplicate."
     df = pd.read_csv(locate("qqp", path) / "paraphrase/qqp/train_sample.csv")
     return df.drop(columns=df.columns[0])
+
+# %% ../nbs/data.ipynb #c045
+SENTENCE_SOURCES = ("bbcsport", "mrpc", "sts-b-news", "20news", "amazon", "classic", "ohsumed")
+
+def _distinct(sentences) -> list[str]:
+    "The strings of `sentences` in first-seen order, each once."
+    return list(dict.fromkeys(s for s in sentences if isinstance(s, str)))
+
+def raw_documents(name: str, path: str | os.PathLike | None = None) -> pd.DataFrame:
+    """The documents of `name` as written, punctuation kept: columns title, body, label. A corpus of `CORPORA` (title =
+    its first line), or 'mrpc' / 'sts-b-news': each distinct sentence of MRPC, or of STS-B's news genre, as a body."""
+    if name == "mrpc":
+        body = _distinct(s for split in ("train", "test") for df in [load_mrpc(split, path)]
+                         for col in ("sentence1", "sentence2") for s in df[col])
+        return pd.DataFrame({"title": "", "body": body, "label": "mrpc"})
+    if name == "sts-b-news":
+        frames = [load_sts(split, path) for split in ("train", "dev", "test")]
+        body = _distinct(s for df in frames for col in ("sentence1", "sentence2") for s in df[df.genre == "main-news"][col])
+        return pd.DataFrame({"title": "", "body": body, "label": "main-news"})
+    if name not in CORPORA:
+        raise ValueError(f"unknown source {name!r}; known: {', '.join(CORPORA + ('mrpc', 'sts-b-news'))}")
+    texts, labels, _ = _READERS[name](locate(name, path))
+    title, body = zip(*(t.partition("\n")[::2] for t in texts))
+    return pd.DataFrame({"title": [t.strip() for t in title], "body": list(body), "label": labels})
+
+# %% ../nbs/data.ipynb #c048
+_QUOTED = re.compile(r"^\s*(>|\|>|:>).*$|^.*\b(writes|wrote):\s*$|^\s*In article\b.*$", re.M)
+
+@lru_cache(maxsize=1)
+def _segmenter():
+    import pysbd
+    return pysbd.Segmenter(language="en", clean=False)
+
+def split_sentences(text: str, *, drop_quoted: bool = False) -> list[str]:
+    "The sentences of `text`: paragraphs (split at blank lines), whitespace collapsed, segmented by pysbd; quoted lines dropped first if `drop_quoted`."
+    if not isinstance(text, str): raise TypeError(f"text must be a str, got {type(text).__name__}")
+    if drop_quoted: text = _QUOTED.sub("", text)
+    out = []
+    for para in re.split(r"\n\s*\n", text):
+        if para := " ".join(para.split()):
+            out += [s.strip() for s in _segmenter().segment(para) if s.strip()]
+    return out
+
+def is_prose(sentence: str, *, min_words: int = 3, max_words: int = 100) -> bool:
+    "Whether a segment reads as a sentence: `min_words`..`max_words` word tokens, at least 60% letters, no e-mail or web address."
+    chars = sentence.replace(" ", "")
+    return (min_words <= len(tokenize(sentence)) <= max_words and sum(c.isalpha() for c in chars) >= 0.6 * len(chars)
+            and not any(m in sentence for m in ("@", "http:", "https:", "www.")))
+
+# %% ../nbs/data.ipynb #c051
+def segment_documents(bodies, *, drop_quoted: bool = False) -> pd.DataFrame:
+    "The prose sentences of `(doc, body)` pairs: columns doc, position (in the document, prose or not; 0 = first), sentence."
+    rows = [(i, p, s) for i, body in bodies for p, s in enumerate(split_sentences(body, drop_quoted=drop_quoted)) if is_prose(s)]
+    return pd.DataFrame(rows, columns=["doc", "position", "sentence"])
+
+def _segment_chunk(args) -> pd.DataFrame:
+    return segment_documents(args[0], drop_quoted=args[1])
+
+def _parquet_cached(path: Path, make) -> pd.DataFrame:
+    "The DataFrame in the parquet file `path`, or `make()` written there atomically."
+    if path.exists(): return pd.read_parquet(path)
+    df = make()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    df.to_parquet(tmp, index=False); os.replace(tmp, path)
+    return df
+
+def sentence_corpus(sources=SENTENCE_SOURCES, *, documents: dict | None = None, n_jobs: int = 1,
+                    path: str | os.PathLike | None = None) -> pd.DataFrame:
+    """The distinct prose sentences of `sources` (all documents, or the document numbers `documents[source]`), in order:
+    columns sentence, source, doc, position, copies (how often it occurs in the sources); a repeated sentence keeps
+    its first occurrence. Cached on disk."""
+    from embeval_nb.core import cache_dir, cache_key, parallel_map
+    sources = tuple(sources)
+    documents = {s: sorted(int(i) for i in v) for s, v in (documents or {}).items()}
+    if unknown := sorted(set(documents) - set(sources)): raise ValueError(f"documents names sources not in `sources`: {unknown}")
+
+    def make():
+        frames = []
+        for source in sources:
+            body = raw_documents(source, path).body
+            rows = documents.get(source, range(len(body)))
+            chunks = [([(i, body.iat[i]) for i in rows[c:c + 200]], source == "20news") for c in range(0, len(rows), 200)]
+            parts = parallel_map(_segment_chunk, chunks, n_jobs=n_jobs, desc=f"sentences ({source})")
+            frames.append(pd.concat(parts or [segment_documents([])]).assign(source=source))
+        df = pd.concat(frames, ignore_index=True)[["sentence", "source", "doc", "position"]]
+        df["copies"] = df.groupby("sentence").sentence.transform("size")
+        return df.drop_duplicates("sentence").reset_index(drop=True)
+    key = cache_key("sentence_corpus", 2, sources, sorted(documents.items()))
+    return _parquet_cached(cache_dir() / "corpora" / f"sentences-{key}.parquet", make)

@@ -163,3 +163,43 @@ def test_paraphrase_sets():
     assert len(qqp) == 1000 and int(qqp.is_duplicate.sum()) == 374
     with pytest.raises(ValueError, match="expected train, dev or test"):
         load_sts("validation")
+
+
+# ---------------------------------------------------------------- sentences with punctuation (n2o chapter)
+def test_split_sentences_paragraphs_abbreviations_and_quotes():
+    text = ("Mr. Smith paid $3.50 for it.\nHe left at 5 p.m. on Monday.  Then he\nwent home.\n\n"
+            "In article <1@x.edu>, bob@x.edu writes:\n> quoted line.\nSee you.")
+    assert data.split_sentences(text)[:3] == ["Mr. Smith paid $3.50 for it.", "He left at 5 p.m. on Monday.",
+                                              "Then he went home."]
+    assert data.split_sentences(text, drop_quoted=True)[3:] == ["See you."]
+    with pytest.raises(TypeError, match="text must be a str"):
+        data.split_sentences(None)
+
+
+def test_segment_documents_keeps_positions_of_prose():
+    seg = data.segment_documents([(3, "Ok. The first real sentence here. And a second one follows.")])
+    assert seg.values.tolist() == [[3, 1, "The first real sentence here."], [3, 2, "And a second one follows."]]
+    assert not data.is_prose("| 12 | 34 | 56 | 78 |") and not data.is_prose("see http://x.org for more")
+
+
+def test_sentence_corpus_removes_exact_duplicates_keeping_the_first_source():
+    docs = {"sts-b-news": range(400), "mrpc": range(800)}
+    df = data.sentence_corpus(("sts-b-news", "mrpc"), documents=docs)
+    assert df.sentence.is_unique and set(df.source) == {"sts-b-news", "mrpc"} and (df.copies >= 1).all()
+    sts = set(data.raw_documents("sts-b-news").body[:400])
+    assert not df[df.source == "mrpc"].sentence.isin(sts).any()          # STS-B news sentences taken from MRPC
+    shared = sts & set(data.raw_documents("mrpc").body[:800])
+    assert shared and (df[df.sentence.isin(shared)].copies >= 2).all()
+    again = data.sentence_corpus(("sts-b-news", "mrpc"), documents=docs)  # from the cache
+    assert again.equals(df)
+    with pytest.raises(ValueError, match="not in `sources`"):
+        data.sentence_corpus(("mrpc",), documents={"bbcsport": [0]})
+
+
+def test_raw_documents_keep_punctuation():
+    bbc = data.raw_documents("bbcsport")
+    assert len(bbc) == 737 and bbc.title.iat[0] == "Claxton hunting first major medal"
+    assert "," in bbc.body.iat[0] and "." in bbc.body.iat[0]
+    assert len(data.raw_documents("20news")) == 18846 and len(data.raw_documents("mrpc")) == 10944
+    with pytest.raises(ValueError, match="unknown source"):
+        data.raw_documents("reuters-raw")

@@ -1,0 +1,443 @@
+"""Tests of embeval_nb.retrofit: the kernels against a line-by-line port of the reference code, a dense linear
+solve, scipy's correlations and hand-computed examples; bad input; the chapter's notebooks at smoke scale."""
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.stats import pearsonr, spearmanr
+
+from embeval_nb.core import bootstrap_interval, paper_tables, paper_value
+from embeval_nb.retrofit import (SIMILARITY_METRICS, _faruqui_norm_word, _faruqui_read_lexicon, _faruqui_retrofit,
+                                 bootstrap_similarity, clean_lexicon, evaluate_similarity, is_plain_term,
+                                 lexicon_graph, lexicon_groups, lexicon_words, mse_decomposition, percentile_interval,
+                                 recalibrate, resource_statistics, retrofit, retrofit_fixed_point, similarity_metrics,
+                                 vocab_index)
+
+
+def random_problem(seed, V=400, d=6, n_heads=300, max_deg=7, oov=True, self_loops=True):
+    "Random vectors and a random lexicon: repeated neighbours, self-loops and out-of-vocabulary words included."
+    rng = np.random.default_rng(seed)
+    words = [f"w{i}" for i in range(V)]
+    pool = words + (["oov-a", "oov-b", "oov-c"] if oov else [])
+    lexicon = {}
+    for w in rng.choice(words, n_heads, replace=False):
+        neighbours = [str(x) for x in rng.choice(pool, rng.integers(0, max_deg + 1))]
+        if not self_loops: neighbours = [x for x in neighbours if x != w]
+        lexicon[str(w)] = neighbours
+    if oov: lexicon["oov-head"] = words[:3]
+    return rng.normal(size=(V, d)), words, lexicon
+
+
+def dense_fixed_point(E, words, lexicon, alpha=1.0):
+    "The fixed point from its definition, with a dense solve: (1+a) n_i q_i - sum_j q_j = a n_i qhat_i for words with neighbours."
+    index = {w: i for i, w in enumerate(words)}
+    V = len(words)
+    M, B = np.eye(V), E.astype(float).copy()
+    for head, neighbours in lexicon.items():
+        if head not in index: continue
+        i, js = index[head], {index[w] for w in neighbours if w in index}
+        if not js: continue
+        M[i, i] = (1 + alpha) * len(js)
+        for j in js: M[i, j] -= 1
+        B[i] = alpha * len(js) * E[i]
+    return np.linalg.solve(M, B)
+
+
+def symmetrised(lexicon, words):
+    "The lexicon with every in-vocabulary link made two-way."
+    vocab = set(words)
+    out = {w: set() for w in words}
+    for h, ns in lexicon.items():
+        if h not in vocab: continue
+        for n in ns:
+            if n in vocab: out[h].add(n); out[n].add(h)
+    return {h: sorted(ns) for h, ns in out.items() if ns}
+
+
+# --- the update ----------------------------------------------------------------------------------------------
+
+def test_one_iteration_by_hand():
+    E = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0]])
+    lex = {"a": ["b"], "b": ["a", "c"], "c": ["b"]}
+    np.testing.assert_array_equal(retrofit(E, list("abc"), lex, n_iter=1), [[0.5, 0.5], [-0.125, 0.625], [-0.5625, 0.3125]])
+    # alpha = 3: q_a = (3 * 1 * (1, 0) + (0, 1)) / 4; q_b = (3 * 2 * (0, 1) + (0.75, 0.25) + (-1, 0)) / 8
+    Q = retrofit(E, list("abc"), lex, n_iter=1, alpha=3.0)
+    np.testing.assert_allclose(Q[:2], [[0.75, 0.25], [-0.03125, 0.78125]], rtol=1e-15)
+    # a self-loop counts in the degree and pulls b towards its own current vector (the reference code)
+    lex_loop = {"b": ["b", "a"]}
+    np.testing.assert_allclose(retrofit(E, list("abc"), lex_loop, n_iter=1)[1], [(2 * 0 + 0 + 1) / 4, (2 + 1 + 0) / 4])
+    np.testing.assert_allclose(retrofit(E, list("abc"), lex_loop, n_iter=1, self_loops="drop")[1], [0.5, 0.5])
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_inplace_equals_the_reference_port_in_its_own_order(seed):
+    E, words, lex = random_problem(seed)
+    word_vecs = dict(zip(words, E))
+    ref = _faruqui_retrofit(word_vecs, lex, 10)
+    # the port visits its set loop_vocab; a set built the same way iterates in the same order
+    loop_vocab = set(dict(zip(words, E)).keys()).intersection(set(lex.keys()))
+    index = vocab_index(words)
+    order = [index[w] for w in loop_vocab]
+    order += sorted(set(range(len(words))) - set(order))
+    ours = retrofit(E, words, lex, order=order)
+    np.testing.assert_allclose(ours, np.array([ref[w] for w in words]), rtol=1e-12, atol=1e-13)
+    for w in words:                                                   # the port did not touch its input
+        np.testing.assert_array_equal(word_vecs[w], E[index[w]])
+
+
+def test_port_and_ours_agree_in_a_shuffled_order_on_a_cleaned_file_lexicon():
+    "Lines of a lexicon file read by the reference reader vs cleaned by clean_lexicon: the same retrofitted vectors."
+    E, words, _ = random_problem(3)
+    rng = np.random.default_rng(3)
+    tokens = words[:60] + ["1,800", "--", "b2b", "Self-Reliant"]
+    lines = [" ".join(rng.choice(tokens, rng.integers(2, 6))) for _ in range(80)]
+    ref_lex = _faruqui_read_lexicon(lines)
+    ours_lex = clean_lexicon({l.lower().split()[0]: l.lower().split()[1:] for l in lines})
+    order = list(rng.permutation([w for w in ref_lex if w in set(words)]))
+    ref = _faruqui_retrofit(dict(zip(words, E)), ref_lex, 10, order=order)
+    index = vocab_index(words)
+    full = [index[w] for w in order] + [i for i in range(len(words)) if words[i] not in set(order)]
+    np.testing.assert_allclose(retrofit(E, words, ours_lex, order=full), [ref[w] for w in words], rtol=1e-12, atol=1e-13)
+
+
+@pytest.mark.parametrize("seed", [0, 4])
+@pytest.mark.parametrize("alpha", [1.0, 0.25])
+def test_converged_iterations_equal_the_linear_solve(seed, alpha):
+    E, words, lex = random_problem(seed, V=150, n_heads=120)
+    ref = dense_fixed_point(E, words, lex, alpha)
+    for solver in ("auto", "bicgstab", "lu"):
+        np.testing.assert_allclose(retrofit_fixed_point(E, words, lex, alpha=alpha, solver=solver), ref, rtol=1e-9, atol=1e-11)
+    rate = 1 / (1 + alpha)
+    k = int(np.ceil(np.log(1e-13) / np.log(rate)))
+    for method in ("inplace", "jacobi"):
+        np.testing.assert_allclose(retrofit(E, words, lex, n_iter=k, alpha=alpha, method=method), ref, atol=1e-11)
+    order = np.random.default_rng(seed).permutation(len(words))
+    np.testing.assert_allclose(retrofit(E, words, lex, n_iter=k, alpha=alpha, order=order), ref, atol=1e-11)
+
+
+def test_ten_passes_are_within_the_contraction_bound():
+    "Each pass shrinks the largest error by 1/(1 + alpha) at least, in place or simultaneous, in any order."
+    E, words, lex = random_problem(5, V=300, n_heads=250)
+    Q_star = retrofit_fixed_point(E, words, lex)
+    e0 = np.abs(E - Q_star).max()
+    for method in ("inplace", "jacobi"):
+        for k in (1, 3, 10):
+            assert np.abs(retrofit(E, words, lex, n_iter=k, method=method) - Q_star).max() <= e0 * 0.5 ** k + 1e-9
+
+
+def test_conjugate_gradients_on_a_symmetric_lexicon():
+    E, words, lex = random_problem(6, V=200, n_heads=150)
+    sym = symmetrised(lex, words)
+    A = lexicon_graph(sym, words)
+    assert (A != A.T).nnz == 0
+    ref = dense_fixed_point(E, words, sym)
+    for solver in ("cg", "bicgstab", "lu", "auto"):
+        np.testing.assert_allclose(retrofit_fixed_point(E, words, sym, solver=solver), ref, rtol=1e-9, atol=1e-10)
+    with pytest.raises(ValueError, match="symmetric"):
+        retrofit_fixed_point(E, words, lex, solver="cg")
+
+
+def test_graph_argument_and_dtypes():
+    E, words, lex = random_problem(7, V=100, n_heads=80)
+    A = lexicon_graph(lex, words)
+    np.testing.assert_array_equal(retrofit(E, words, A), retrofit(E, words, lex))
+    np.testing.assert_array_equal(retrofit(E.astype(np.float32), words, lex), retrofit(E.astype(np.float32).astype(float), words, lex))
+    out = retrofit(E, words, lex)
+    assert out.dtype == np.float64 and out.shape == E.shape and out is not E
+    np.testing.assert_array_equal(retrofit_fixed_point(E, words, A), retrofit_fixed_point(E, words, lex))
+    with pytest.raises(ValueError, match="0/1"): retrofit(E, words, 2 * A)
+
+
+def test_lexicon_graph_against_a_dense_construction():
+    E, words, lex = random_problem(8, V=120, n_heads=100)
+    index = {w: i for i, w in enumerate(words)}
+    D = np.zeros((120, 120))
+    for h, ns in lex.items():
+        for n in ns:
+            if h in index and n in index: D[index[h], index[n]] = 1
+    A = lexicon_graph(lex, words)
+    np.testing.assert_array_equal(A.toarray(), D)
+    assert A.has_sorted_indices and A.dtype == np.float64
+    np.fill_diagonal(D, 0)
+    np.testing.assert_array_equal(lexicon_graph(lex, words, self_loops="drop").toarray(), D)
+
+
+# --- bad input -----------------------------------------------------------------------------------------------
+
+def test_lexicon_edge_cases_have_documented_behaviour():
+    E = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0]])
+    words = ["a", "b", "c"]
+    np.testing.assert_array_equal(retrofit(E, words, {}), E)                              # empty lexicon
+    np.testing.assert_array_equal(retrofit(E, words, {"x": ["a"], "a": ["y", "z"]}), E)   # nothing in vocab
+    np.testing.assert_array_equal(retrofit_fixed_point(E, words, {}), E)
+    # a repeated head given as pairs: the last pair wins, as the reference code's last line
+    pairs = [("a", ["b"]), ("a", ["c"])]
+    np.testing.assert_array_equal(retrofit(E, words, pairs), retrofit(E, words, {"a": ["c"]}))
+    assert _faruqui_read_lexicon(["a b", "a c"]) == {"a": ["c"]}
+    # only the head's own line counts: "b" lists nobody, so it keeps its vector although "a" lists it
+    np.testing.assert_array_equal(retrofit(E, words, {"a": ["b"]})[1:], E[1:])
+
+
+@pytest.mark.parametrize("call, error, match", [
+    (lambda E, w: retrofit(np.where(np.arange(3)[:, None] == 1, np.nan, E), w, {"a": ["b"]}), ValueError, "row 1"),
+    (lambda E, w: retrofit(np.where(np.arange(3)[:, None] == 2, np.inf, E), w, {}), ValueError, "row 2"),
+    (lambda E, w: retrofit(E, ["a", "b", "a"], {}), ValueError, "'a' twice"),
+    (lambda E, w: retrofit(E, ["a", "b"], {}), ValueError, "vocab has 2 words but E has 3 rows"),
+    (lambda E, w: retrofit(E, "abc", {}), TypeError, "not one string"),
+    (lambda E, w: retrofit(E, ["a", "b", 3], {}), TypeError, "vocab\\[2\\] is int"),
+    (lambda E, w: retrofit(E, w, {"a": "bc"}), TypeError, "list of words, got str"),
+    (lambda E, w: retrofit(E, w, {("a",): ["b"]}), TypeError, "expected str"),
+    (lambda E, w: retrofit(E, w, {}, n_iter=2.5), ValueError, "n_iter"),
+    (lambda E, w: retrofit(E, w, {}, alpha=-1), ValueError, "alpha"),
+    (lambda E, w: retrofit(E, w, {}, alpha=np.nan), ValueError, "alpha"),
+    (lambda E, w: retrofit(E, w, {}, method="sor"), ValueError, "method"),
+    (lambda E, w: retrofit(E, w, {}, self_loops="ignore"), ValueError, "self_loops"),
+    (lambda E, w: retrofit(E, w, {"a": ["b"]}, order=[1, 2]), ValueError, "leaves out 1"),
+    (lambda E, w: retrofit(E, w, {"a": ["b"]}, order=[0, 0]), ValueError, "twice"),
+    (lambda E, w: retrofit(E, w, {"a": ["b"]}, order=[0, 5]), ValueError, "outside"),
+    (lambda E, w: retrofit(E, w, {"a": ["b"]}, order=[0.0, 1.0]), ValueError, "row indices"),
+    (lambda E, w: retrofit(E, w, {"a": ["b"]}, order=[0, 1], method="jacobi"), ValueError, "applies to method=.inplace. only"),
+    (lambda E, w: retrofit(E[:, 0], w, {}), ValueError, "2-D"),
+    (lambda E, w: retrofit(E.astype(str), w, {}), ValueError, "numeric"),
+    (lambda E, w: retrofit_fixed_point(E, w, {}, solver="qr"), ValueError, "solver"),
+    (lambda E, w: retrofit_fixed_point(E, w, {}, rtol=0), ValueError, "rtol"),
+])
+def test_bad_input_is_a_clear_error(call, error, match):
+    with pytest.raises(error, match=match):
+        call(np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0]]), ["a", "b", "c"])
+
+
+# --- evaluation ----------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("n, ties", [(3, False), (50, True), (1000, False), (1000, True)])
+def test_similarity_metrics_match_scipy(n, ties):
+    rng = np.random.default_rng(n)
+    h = rng.random(n); p = 0.5 * h + 0.5 * rng.random(n)
+    if ties: h, p = np.round(h, 1), np.round(p, 1)
+    m = similarity_metrics(p, h)
+    r, s = pearsonr(p, h)[0], spearmanr(p, h)[0]
+    np.testing.assert_allclose([m[k] for k in SIMILARITY_METRICS],
+                               [r, s, 2 * r * s / (r + s), np.sqrt(np.mean((p - h) ** 2)), np.mean(np.abs(p - h))],
+                               rtol=1e-11)
+
+
+def test_similarity_metrics_edge_cases():
+    m = similarity_metrics(np.full(4, 0.3), np.arange(4.0))          # constant predictions: no correlation
+    assert np.isnan(m["pearson"]) and np.isnan(m["spearman"]) and np.isnan(m["correlation"])
+    assert np.isclose(m["rmse"], np.sqrt(np.mean((0.3 - np.arange(4.0)) ** 2)))
+    m = similarity_metrics([0.1, 0.2], [1e-300, 2e-300])
+    assert np.isclose(m["pearson"], 1) and np.isclose(m["spearman"], 1)
+    assert np.isnan(similarity_metrics([0.5], [0.5])["pearson"])
+    m = similarity_metrics([], [])
+    assert all(np.isnan(v) for v in m.values())
+    with pytest.raises(ValueError, match="one length"): similarity_metrics([0.1, 0.2], [0.1])
+    with pytest.raises(ValueError, match="finite"): similarity_metrics([0.1, np.nan], [0.1, 0.2])
+
+
+def test_evaluate_similarity_conventions():
+    rng = np.random.default_rng(1)
+    words = ["a", "b", "c", "d", "e"]
+    E = rng.normal(size=(5, 4)); E[4] = 0
+    pairs = [("a", "b"), ("b", "c"), ("a", "zz"), ("c", "d"), ("d", "e"), ("a", "d")]
+    scores = np.array([4.0, 1.0, 3.0, 2.5, 5.0, 1.0])
+    res = evaluate_similarity(E, words, pairs, scores, scale="mturk-771")
+    cos = lambda x, y: E[x] @ E[y] / np.linalg.norm(E[x]) / np.linalg.norm(E[y])
+    expected = np.array([cos(0, 1), cos(1, 2), 0.0, cos(2, 3), 0.0, cos(0, 3)])     # missing word -> 0, zero vector -> 0
+    np.testing.assert_allclose(res.predicted, expected, rtol=1e-12)
+    np.testing.assert_allclose(res.human, (scores - 1) / 4)
+    assert res.n == 6 and np.isclose(res.coverage, 5 / 6) and res.found.tolist() == [1, 1, 0, 1, 1, 1]
+    np.testing.assert_allclose(res.rmse, np.sqrt(np.mean((expected - (scores - 1) / 4) ** 2)))
+    np.testing.assert_allclose(res.spearman, spearmanr(expected, (scores - 1) / 4)[0])
+    dropped = evaluate_similarity(E, words, pairs, scores, scale=(1, 5), missing="drop")
+    assert dropped.n == 5 and dropped.coverage == 1 and dropped.kept.tolist() == [1, 1, 0, 1, 1, 1]
+    sub = evaluate_similarity(E, words, pairs, scores, scale=(1, 5), restrict_to={"a", "b", "d", "zz"})
+    assert sub.kept.tolist() == [1, 0, 1, 0, 0, 1] and sub.n == 3
+    np.testing.assert_allclose(sub.predicted, expected[[0, 2, 5]])
+    empty = evaluate_similarity(E, words, pairs, scores, scale=(1, 5), restrict_to=set())
+    assert empty.n == 0 and np.isnan(empty.rmse) and np.isnan(empty.coverage)
+    # a vocabulary given as a {word: row} dict, and float32 vectors
+    same = evaluate_similarity(E.astype(np.float32), vocab_index(words), pairs, scores, scale=(1, 5))
+    np.testing.assert_allclose(same.predicted, res.predicted, atol=1e-7)
+
+
+@pytest.mark.parametrize("kwargs, error, match", [
+    (dict(scores=[4.0, 9.0]), ValueError, "outside the scale"),
+    (dict(scores=[4.0]), ValueError, "2 pairs but 1 scores"),
+    (dict(scores=[4.0, np.nan]), ValueError, "finite"),
+    (dict(scale=(5, 1)), ValueError, "high > low"),
+    (dict(scale="wordsim"), ValueError, "unknown scale"),
+    (dict(missing="skip"), ValueError, "missing must be"),
+    (dict(missing="error"), ValueError, "'zz'"),
+    (dict(pairs=[("a", 1), ("b", "c")]), TypeError, "pairs of strings"),
+    (dict(pairs=[("a", "b", "c")]), TypeError, "pairs of strings"),
+    (dict(vocab=["a", "b"]), ValueError, "vocab has 2 words but E has 3 rows"),
+])
+def test_evaluate_similarity_bad_input(kwargs, error, match):
+    args = dict(E=np.eye(3), vocab=["a", "b", "c"], pairs=[("a", "b"), ("c", "zz")], scores=[4.0, 2.0], scale=(1, 5))
+    args.update(kwargs)
+    with pytest.raises(error, match=match):
+        evaluate_similarity(args.pop("E"), args.pop("vocab"), args.pop("pairs"), args.pop("scores"), **args)
+
+
+def test_nan_vectors_in_the_pairs_are_an_error():
+    E = np.eye(3); E[1, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        evaluate_similarity(E, ["a", "b", "c"], [("a", "b")], [1.0], scale=(0, 1))
+    evaluate_similarity(E, ["a", "b", "c"], [("a", "c")], [1.0], scale=(0, 1))   # rows not used are not read
+
+
+def test_bootstrap_matches_core_bootstrap_interval():
+    "The same resamples as core.bootstrap_interval, with scipy's statistics on the resampled arrays."
+    rng = np.random.default_rng(2)
+    n = 60
+    h = np.round(rng.random(n), 1); before = np.round(h + 0.3 * rng.normal(size=n), 2)
+    after = np.round(h + 0.2 * rng.normal(size=n), 2); mask = rng.random(n) < 0.6
+    reps = bootstrap_similarity(h, [before, after], [np.ones(n, bool), mask], n_boot=200, seed=9)
+    assert reps.shape == (200, 2, 2, 5)
+    stat = lambda h, b, a: spearmanr(a, h)[0] - spearmanr(b, h)[0]
+    est, lo, hi = bootstrap_interval(stat, h, before, after, n_boot=200, seed=9)
+    np.testing.assert_allclose(percentile_interval(est, reps[:, 0, 1, 1] - reps[:, 0, 0, 1]), (est, lo, hi), rtol=1e-10)
+    stat_in = lambda h, b, m: np.sqrt(np.mean((b[m] - h[m]) ** 2))     # RMSE on the subset, resampled alike
+    est, lo, hi = bootstrap_interval(stat_in, h, before, mask, n_boot=200, seed=9)
+    np.testing.assert_allclose(percentile_interval(est, reps[:, 1, 0, 3]), (est, lo, hi), rtol=1e-10)
+    # replicate b: the metrics of the explicitly resampled arrays
+    idx = np.random.default_rng(9).integers(0, n, n)
+    np.testing.assert_allclose(reps[0, 0, 1], [similarity_metrics(after[idx], h[idx])[k] for k in SIMILARITY_METRICS], rtol=1e-11)
+    with pytest.raises(ValueError, match="NaN"): percentile_interval(0.0, [0.1, np.nan])
+    with pytest.raises(ValueError, match="share n"): bootstrap_similarity(h, [before[:-1]])
+
+
+def test_mse_decomposition_and_recalibration():
+    rng = np.random.default_rng(3)
+    for n in (2, 10, 500):
+        p, h = rng.random(n), rng.random(n)
+        parts = mse_decomposition(p, h)
+        assert np.isclose(parts["mean"] + parts["spread"] + parts["correlation"], parts["mse"], rtol=1e-12)
+        assert np.isclose(parts["mse"], np.mean((p - h) ** 2)) and min(parts.values()) >= 0
+    parts = mse_decomposition(np.full(5, 0.2), np.arange(5.0) / 4)     # constant prediction: r taken as 0
+    assert np.isclose(sum(parts[k] for k in ("mean", "spread", "correlation")), parts["mse"])
+    p, h = rng.random(40), rng.random(40); fit = rng.random(40) < 0.5
+    np.testing.assert_allclose(recalibrate(p, h, fit), np.polyval(np.polyfit(p[fit], h[fit], 1), p), rtol=1e-10)
+    with pytest.raises(ValueError, match="two distinct"): recalibrate(np.ones(5), h[:5], np.ones(5, bool))
+
+
+# --- resources -----------------------------------------------------------------------------------------------
+
+def test_plain_terms_are_what_the_reference_reader_keeps():
+    words = ["dog", "Dog", "self-reliant", "o'clock", "a_b", "1800", "1,800", "b2b", "--", "...", "¡", "café", "x-1", "_"]
+    assert [is_plain_term(w) for w in words] == [_faruqui_norm_word(w) == w.lower() for w in words]
+
+
+def test_resource_statistics_on_a_tiny_lexicon():
+    lex = {"dog": ["canine", "pup", "k9", "dog", "pup"], "pup": ["dog"], "cat": [], "9/11": ["attack"], "--": ["dash"]}
+    assert resource_statistics(lex) == {"terms": 4, "entries": 2, "links": 3, "groupings": 2}
+    assert resource_statistics(lex, clean=False) == {"terms": 9, "entries": 4, "links": 6, "groupings": 4}
+    groups = [("dog", "canine"), ("canine", "dog"), ("k9",), ("pup", "dog"), ("cat",)]
+    assert resource_statistics(lex, groups)["groupings"] == 4                 # ("k9",) is empty once cleaned
+    assert resource_statistics(lex, groups, clean=False)["groupings"] == 5
+    assert resource_statistics({})["terms"] == 0
+    assert lexicon_words(lex) == {"dog", "canine", "pup", "k9", "cat", "9/11", "attack", "--", "dash"}
+
+
+def test_faruqui_lexicon_files():
+    "PPDB-XL and FrameNet as distributed: line counts, FrameNet's frames, and the links lost to 'last line wins'."
+    from embeval_nb.data import load_lexicon
+    ppdb, fn = lexicon_groups("ppdb"), lexicon_groups("framenet")
+    assert len(ppdb) == 102902 and len(fn) == 10822
+    assert resource_statistics(load_lexicon("ppdb"))["terms"] == 84465
+    merged, last = load_lexicon("framenet", merge_repeated=True), load_lexicon("framenet")
+    assert len(merged) == len(last) == 7853                       # heads, lower-cased
+    assert resource_statistics(merged)["links"] > resource_statistics(last)["links"]
+    with pytest.raises(ValueError, match="ppdb"): lexicon_groups("wordnet+")
+
+
+def test_wordnet_plus():
+    "WordNet+ links a word form to the synonyms, hypernyms and hyponyms of all its synsets (the paper's dog example)."
+    from embeval_nb.retrofit import wordnet_synsets, wordnet_plus
+    wn = wordnet_plus()
+    assert {"canine", "corgi", "domestic_animal", "track"} <= set(wn["dog"])
+    assert all(is_plain_term(w) for w in list(wn)[:1000] + wn["dog"])
+    synsets = wordnet_synsets()
+    assert len(synsets) == 117659 and ("dog", "domestic_dog", "canis_familiaris") in synsets
+    s = resource_statistics(wn, synsets)
+    assert 146000 < s["terms"] < 147306 and 117000 < s["groupings"] <= 117659
+
+
+# --- the chapter's notebooks ---------------------------------------------------------------------------------
+
+def test_paper_numbers():
+    t = paper_tables("retrofit")
+    assert {"table1", "table2"} <= set(t)
+    assert paper_value(t["table1"].loc["PPDB", "terms"]) == 84467
+    assert paper_value(t["table2"].loc["SL999", "GloVe correlation"]) == 0.38
+
+
+@pytest.fixture(scope="session")
+def smoke(run_notebook):
+    "What `papermill nbs/retrofit.ipynb ... -p scale smoke` recorded."
+    return run_notebook("retrofit", scale="smoke")
+
+
+def test_smoke_setup_and_resources(smoke):
+    assert smoke["retrofit/setup"]["scale"] == "smoke" and smoke["retrofit/setup"]["vectors"] == ["glove", "sg"]
+    t1 = smoke["retrofit/table1"]
+    assert set(t1) == {"WN+", "PPDB", "FN", "FN (last line)"}
+    assert t1["PPDB"]["terms"] == 84465 and t1["PPDB"]["groupings"] == t1["PPDB"]["entries"]
+    assert 146000 < t1["WN+"]["terms"] < 147306 and 117000 < t1["WN+"]["groupings"] <= 117659
+    assert t1["FN"]["terms"] == t1["FN (last line)"]["terms"]                  # the same words, fewer links
+    assert t1["FN (last line)"]["links"] < t1["FN"]["links"] and t1["FN (last line)"]["groupings"] < t1["FN"]["groupings"]
+    loss = smoke["retrofit/polysemy_loss"]
+    assert 0.25 < loss["lines"] < 0.30 and 0.15 < loss["links"] < 0.2
+
+
+def test_smoke_vectors_and_baselines(smoke):
+    v = smoke["retrofit/vectors"]
+    assert v["words"]["glove"] == 30000 and v["skipgram_corpus"]["tokens"] > 500_000
+    t2 = smoke["retrofit/table2"]
+    for vs in ("glove", "sg"):
+        for b, m in t2[vs].items():
+            assert 0 < m["rmse"] < 1 and 0 < m["mae"] <= m["rmse"] and -1 <= m["spearman"] <= 1
+    assert 0.4 < t2["glove"]["MT771"]["correlation"] < 0.7 and 0.4 < t2["glove"]["MEN3K"]["correlation"] < 0.7
+    cov = smoke["retrofit/coverage"]
+    assert cov["WN+"]["SL999"] > 0.95 and cov["FN"]["RW"] < 0.1
+
+
+def test_smoke_changes_are_consistent(smoke):
+    rows = smoke["retrofit/changes"]
+    assert len(rows) == 2 * 4 * 4 * 2 * 5
+    t2 = smoke["retrofit/table2"]
+    names = {"GloVe 50-d": "glove", "skip-gram": "sg"}
+    for r in rows:
+        assert np.isclose(r["change"], r["after"] - r["before"]) and r["low"] <= r["high"]
+        if r["pairs"] == "all":
+            assert np.isclose(r["before"], t2[names[r["vectors"]]][r["benchmark"]][r["metric"]])
+        else:
+            assert r["n"] <= {"MT771": 771, "MEN3K": 3000, "RW": 2034, "SL999": 999}[r["benchmark"]]
+
+
+def test_smoke_beyond_the_paper(smoke):
+    # ten passes are within rounding of the fixed point, and the visiting order does not move the scores
+    for v in smoke["retrofit/fixed_point"].values():
+        assert v["largest |correlation difference|"] < 1e-4 and v["largest |RMSE difference|"] < 1e-4
+    o = smoke["retrofit/orders"]
+    assert o["n_orders"] == 2 and o["largest_correlation_spread"] < 1e-4 and o["largest_rmse_spread"] < 1e-4
+    d = smoke["retrofit/mse_decomposition"]
+    assert d["conditions"] == 24 and d["gains_covered_by_mean_term"] <= d["mse_gains"]
+    r = smoke["retrofit/recalibration"]
+    assert r["gains_surviving"] <= r["raw_gains"] <= r["conditions"] == 24
+    f5 = smoke["retrofit/figure5"]
+    assert f5["kind"] in ("paper", "reverse", "agree") and 0 <= f5["closer"] <= f5["moved"]
+
+
+def test_smoke_claims(smoke):
+    claims = smoke["retrofit/claims"]
+    assert len(claims) == len({c["key"] for c in claims}) >= 25
+    for c in claims:
+        assert c["verdict"] in ("holds", "fails", "undecided") and c["statement"] and c["paper"] and c["ours"]
+        assert c["test"].startswith(("paired bootstrap", "exact count", "count of", "no condition"))
+    by_key = {c["key"]: c for c in claims}
+    cov = smoke["retrofit/coverage"]["FN"]["RW"]
+    assert by_key["fn-rw-coverage"]["verdict"] == ("holds" if cov < 0.1 else "fails")
+
+
+def test_theory_notebook_runs(run_notebook):
+    run_notebook("retrofit_theory")
