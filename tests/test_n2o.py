@@ -1,0 +1,439 @@
+"""Tests for embeval_nb.n2o: exact neighbours against scikit-learn brute force (with ties, blocks, memory maps, sparse
+rows, a dask LocalCluster), N2O as a set intersection, the chance level, paraphrase ranks, bad input, the corpus and
+the embedders."""
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.metrics.pairwise import cosine_similarity
+from sklearn.neighbors import NearestNeighbors
+
+from embeval_nb import n2o as N
+from embeval_nb.n2o import (EMBEDDERS, chance_n2o, jaccard, knn, n2o, n2o_corpus, n2o_matrix, needle_pairs,
+                            neighbour_overlap, outlier_neighbours, overlap_matrix, paraphrase_ranks,
+                            popular_neighbours, sentence_embeddings, token_overlap)
+
+
+def reference(E, queries, k, exclude_self=True):
+    "Cosines by scikit-learn (float64), sorted by similarity then row: (sims, idx)."
+    C = cosine_similarity(np.asarray(E[queries], dtype=np.float64), np.asarray(E, dtype=np.float64))
+    if exclude_self:
+        C[np.arange(len(queries)), queries] = -np.inf
+    order = np.lexsort((np.broadcast_to(np.arange(C.shape[1]), C.shape), -C), axis=1)[:, :k]
+    return np.take_along_axis(C, order, 1), order
+
+
+def one_per_row(n, d):
+    "An (n, d) sparse matrix with a one in every row (so that no row is empty)."
+    return sp.csr_matrix((np.ones(n), (np.arange(n), np.arange(n) % d)), shape=(n, d))
+
+
+def tied_data(seed, n=4000, d=32, dtype=np.float32):
+    "Gaussian rows with exact ties: copies of row 1 and power-of-two multiples of row 2."
+    rng = np.random.default_rng(seed)
+    E = rng.normal(size=(n, d)).astype(dtype)
+    E[500:520] = E[1]
+    E[600], E[601], E[602] = 2 * E[2], 0.25 * E[2], 8 * E[2]
+    queries = np.r_[1, 2, 505, rng.choice(np.arange(700, n), 37, replace=False)]
+    return E, queries
+
+
+# ---------------------------------------------------------------- knn
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("block_rows", [None, 257, 1000])
+def test_knn_matches_reference_with_ties(seed, block_rows):
+    E, queries = tied_data(seed)
+    sims, idx = knn(E, queries, 25, block_rows=block_rows)
+    ref_sims, ref_idx = reference(E, queries, 25)
+    np.testing.assert_array_equal(idx, ref_idx)
+    np.testing.assert_allclose(sims, ref_sims, rtol=0, atol=1e-12)
+    assert idx[0, :20].tolist() == list(range(500, 520)) and idx[1, :3].tolist() == [600, 601, 602]
+    assert (np.diff(sims, axis=1) <= 0).all()
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_knn_matches_sklearn_nearest_neighbors(seed):
+    rng = np.random.default_rng(seed)
+    E = rng.normal(size=(3000, 48)).astype(np.float32)
+    queries = rng.choice(3000, 50, replace=False)
+    sims, idx = knn(E, queries, 30)
+    dist, nbr = NearestNeighbors(n_neighbors=31, metric="cosine", algorithm="brute").fit(E).kneighbors(E[queries])
+    assert (nbr[:, 0] == queries).all()
+    np.testing.assert_array_equal(idx, nbr[:, 1:])
+    np.testing.assert_allclose(sims, 1 - dist[:, 1:], atol=1e-6)
+
+
+def test_knn_without_excluding_the_query():
+    E, queries = tied_data(5)
+    sims, idx = knn(E, queries, 10, exclude_self=False)
+    ref_sims, ref_idx = reference(E, queries, 10, exclude_self=False)
+    np.testing.assert_array_equal(idx, ref_idx)
+    assert idx[0, 0] == 1 and idx[2, :2].tolist() == [1, 500]     # row 505 ties with row 1: the smaller row first
+
+
+def test_knn_tie_crowd_takes_the_exact_pass():
+    "More tied rows than candidates: the second, exact pass must still break the ties by row."
+    E, _ = tied_data(6)
+    E[1000:1600] = E[9]
+    sims, idx = knn(E, [9, 1300], 40, block_rows=333)
+    assert idx[0].tolist() == list(range(1000, 1040)) and idx[1].tolist() == [9] + list(range(1000, 1039))
+    np.testing.assert_array_equal(sims, np.ones((2, 40)))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float16, np.int32])
+def test_knn_other_dtypes_are_read_as_float32(dtype):
+    E, queries = tied_data(7, n=1500, d=16)
+    E = (E * 10).astype(dtype)
+    idx = knn(E, queries, 12)[1]
+    np.testing.assert_array_equal(idx, reference(E.astype(np.float32), queries, 12)[1])
+
+
+def test_knn_huge_and_tiny_rows():
+    rng = np.random.default_rng(8)
+    E = rng.normal(size=(1200, 20)).astype(np.float32)
+    E[::3] *= np.float32(1e35)
+    E[1::3] *= np.float32(1e-38)                                     # subnormal entries
+    queries = rng.choice(1200, 30, replace=False)
+    # scikit-learn's cosine_similarity leaves rows of norm below 10 eps unnormalised, so the reference is numpy's
+    X = E.astype(np.float64) / np.linalg.norm(E.astype(np.float64), axis=1, keepdims=True)
+    C = X[queries] @ X.T
+    C[np.arange(len(queries)), queries] = -np.inf
+    ref_idx = np.lexsort((np.broadcast_to(np.arange(len(E)), C.shape), -C), axis=1)[:, :15]
+    ref_sims = np.take_along_axis(C, ref_idx, 1)
+    sims, idx = knn(E, queries, 15)
+    np.testing.assert_array_equal(idx, ref_idx)
+    np.testing.assert_allclose(sims, ref_sims, atol=1e-12)
+
+
+def test_knn_memmap(tmp_path):
+    E, queries = tied_data(9)
+    np.save(tmp_path / "E.npy", E)
+    M = np.load(tmp_path / "E.npy", mmap_mode="r")
+    a, b = knn(M, queries, 20, block_rows=100), knn(E, queries, 20)
+    np.testing.assert_array_equal(a[1], b[1])
+    np.testing.assert_array_equal(a[0], b[0])
+
+
+def test_knn_sparse_matches_reference():
+    rng = np.random.default_rng(10)
+    X = sp.random(3000, 400, density=0.02, random_state=10, format="csr") + one_per_row(3000, 400)
+    X = sp.vstack([X, X[:10] * 4.0, X[:10]]).tocsr()                  # exact ties with rows 0-9
+    queries = np.r_[0, 3, rng.choice(np.arange(10, 3000), 30, replace=False)]
+    sims, idx = knn(X, queries, 20, block_rows=700)
+    ref_sims, ref_idx = reference(X.toarray(), queries, 20)
+    np.testing.assert_array_equal(idx, ref_idx)
+    np.testing.assert_allclose(sims, ref_sims, atol=1e-12)
+    assert idx[0, :2].tolist() == [3000, 3010]
+    np.testing.assert_array_equal(knn(X.tocoo(), queries, 20)[1], idx)
+
+
+def test_knn_on_a_dask_local_cluster():
+    da = pytest.importorskip("dask.array")
+    distributed = pytest.importorskip("distributed")
+    E, queries = tied_data(11)
+    expected = knn(E, queries, 20)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+            distributed.Client(cluster):
+        sims, idx = knn(da.from_array(E, chunks=(450, 32)), queries, 20)
+        E[77] = 0
+        with pytest.raises(ValueError, match="E row 77 is a zero vector"):
+            knn(da.from_array(E, chunks=(450, 32)), queries, 20)
+    np.testing.assert_array_equal(idx, expected[1])
+    np.testing.assert_array_equal(sims, expected[0])
+
+
+@pytest.mark.parametrize("queries,k,error,match", [
+    ([1, 5000], 3, ValueError, "out of range"),
+    ([-1], 3, ValueError, "out of range"),
+    ([4, 2, 4], 3, ValueError, "repeats row 4"),
+    ([], 3, ValueError, "queries is empty"),
+    ([[1, 2]], 3, ValueError, "1-D sequence"),
+    ([1.0], 3, TypeError, "integer row indices"),
+    ("12", 3, TypeError, "sequence of row indices"),
+    ([1], 4000, ValueError, "k = 4000 must be between 1 and 3999"),
+    ([1], 0, ValueError, "between 1 and"),
+    ([1], 2.0, TypeError, "k must be an int"),
+    ([1], True, TypeError, "k must be an int"),
+])
+def test_knn_bad_queries_and_k(queries, k, error, match):
+    E, _ = tied_data(12)
+    with pytest.raises(error, match=match):
+        knn(E, queries, k)
+
+
+def test_knn_bad_rows_are_named():
+    E, _ = tied_data(13)
+    for row, value, match in [(3333, 0.0, "E row 3333 is a zero vector"), (17, np.nan, "E row 17 has NaN"),
+                              (18, np.inf, "E row 18 has NaN or infinite")]:
+        X = E.copy()
+        X[row] = value
+        with pytest.raises(ValueError, match=match):
+            knn(X, [1, 2], 5, block_rows=1000)
+    with pytest.raises(ValueError, match="beyond the float32 range"):
+        knn(np.full((5, 3), 1e300), [0], 2)
+    with pytest.raises(ValueError, match="E must be a non-empty 2-D"):
+        knn(np.zeros((0, 4)), [0], 1)
+    with pytest.raises(ValueError, match="numeric"):
+        knn(np.array([["a", "b"]]), [0], 1)
+    with pytest.raises(ValueError, match="block_rows must be a positive int"):
+        knn(E, [0], 3, block_rows=0)
+    with pytest.raises(ValueError, match="E row 1 is a zero vector"):
+        knn(sp.csr_matrix([[1.0, 0], [0, 0], [0, 1]]), [0], 1)
+
+
+# ---------------------------------------------------------------- N2O
+def test_overlap_is_a_set_intersection():
+    a = np.array([[10, 11, 12, 13], [1, 2, 3, 4]])
+    b = np.array([[13, 12, 11, 10], [4, 9, 2, 8]])
+    np.testing.assert_allclose(neighbour_overlap(a, b), [1.0, 0.5])    # position by position: [0, 0]
+    np.testing.assert_allclose(neighbour_overlap(a, b, k=2), [0.0, 0.0])
+    np.testing.assert_allclose(neighbour_overlap(a[:, :3], b), [2 / 3, 1 / 3])
+    with pytest.raises(ValueError, match="idx_a has 2 queries and idx_b has 1"):
+        neighbour_overlap(a, b[:1])
+    with pytest.raises(ValueError, match="repeats a row"):
+        neighbour_overlap([[1, 2, 1]], [[1, 2, 3]])
+    with pytest.raises(ValueError, match="integer"):
+        neighbour_overlap([[0.5, 1.0]], [[1, 2]])
+
+
+def test_n2o_with_itself_and_with_rescaled_rows_is_one():
+    E, queries = tied_data(14)
+    rng = np.random.default_rng(14)
+    assert n2o(E, E, queries, 30) == 1.0
+    assert n2o(E, E * rng.uniform(0.1, 10, (len(E), 1)).astype(np.float32), queries, 30) == 1.0
+
+
+@pytest.mark.parametrize("n,k", [(2000, 50), (5000, 10)])
+def test_random_embedders_overlap_at_the_chance_level(n, k):
+    "Independent random embedders: mean N2O over many queries within 4 standard errors of k / (n - 1)."
+    rng = np.random.default_rng(n + k)
+    A, B = rng.normal(size=(n, 16)).astype(np.float32), rng.normal(size=(n, 16)).astype(np.float32)
+    queries = rng.choice(n, 1000, replace=False)
+    per_query = neighbour_overlap(knn(A, queries, k)[1], knn(B, queries, k)[1])
+    p = chance_n2o(n, k)
+    se = np.sqrt(p * (1 - p) / k / len(queries))                       # hypergeometric counts, nearly binomial
+    assert abs(per_query.mean() - p) < 4 * se
+
+
+def test_n2o_matrix_and_overlap_matrix():
+    E, queries = tied_data(15)
+    rng = np.random.default_rng(15)
+    R = rng.normal(size=E.shape)
+    M = n2o_matrix({"E": E, "E2": 3 * E, "R": R}, queries, 20)
+    assert M.loc["E", "E2"] == 1.0 and np.allclose(M.values, M.values.T) and (np.diag(M) == 1).all()
+    assert M.loc["E", "R"] == n2o(E, R, queries, 20)
+    lists = {"E": knn(E, queries, 20)[1], "R": knn(R, queries, 20)[1]}
+    assert overlap_matrix(lists, k=5).loc["E", "R"] == neighbour_overlap(lists["E"], lists["R"], 5).mean()
+    with pytest.raises(ValueError, match="different numbers of rows"):
+        n2o_matrix({"E": E, "short": E[:10]}, queries[:1], 3)
+    with pytest.raises(ValueError, match="A has 4000 rows and B has 3999"):
+        n2o(E, E[1:], [1], 3)
+
+
+def test_chance_level_formula():
+    assert chance_n2o(101, 50) == 0.5 and chance_n2o(8_000_001, 50) == 50 / 8_000_000
+    with pytest.raises(ValueError):
+        chance_n2o(10, 10)
+
+
+# ---------------------------------------------------------------- token overlap, paraphrase ranks, popularity
+def test_jaccard_and_token_overlap():
+    assert jaccard(["a", "b", "b"], ["b", "c"]) == 1 / 3 and jaccard([], ["x"]) == 0
+    with pytest.raises(ValueError, match="both empty"):
+        jaccard([], [])
+    with pytest.raises(TypeError, match="not a string"):
+        jaccard(["a"], "a b")
+    tokens = [["a", "b"], ["a", "b"], ["c"], ["a", "c"]]
+    np.testing.assert_allclose(token_overlap(tokens, [0, 2], [[1, 3], [3, 0]]), [[1, 1 / 3], [1 / 2, 0]])
+    with pytest.raises(ValueError, match="outside"):
+        token_overlap(tokens, [0], [[7]])
+
+
+def direct_ranks(E, Q, T):
+    C = cosine_similarity(Q.astype(np.float64), E.astype(np.float64))
+    t = np.array([cosine_similarity(Q[i:i + 1].astype(np.float64), T[i:i + 1].astype(np.float64))[0, 0]
+                  for i in range(len(Q))])
+    return 1 + (C >= t[:, None]).sum(1)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_paraphrase_ranks_match_a_direct_count(seed):
+    rng = np.random.default_rng(seed)
+    E = rng.normal(size=(3000, 24)).astype(np.float32)
+    Q = rng.normal(size=(40, 24)).astype(np.float32)
+    T = (Q + rng.normal(scale=rng.uniform(0.5, 3, (40, 1)), size=Q.shape)).astype(np.float32)
+    T[0] = Q[0]
+    ranks = paraphrase_ranks(E, Q, T, block_rows=900)
+    np.testing.assert_array_equal(ranks, direct_ranks(E, Q, T))
+    assert ranks[0] == 1 and ranks.min() >= 1
+
+
+def test_paraphrase_ranks_ties_exclusion_sparse_and_dask():
+    rng = np.random.default_rng(20)
+    E = rng.normal(size=(2000, 16)).astype(np.float32)
+    Q = rng.normal(size=(5, 16)).astype(np.float32)
+    T = E[[10, 11, 12, 13, 14]] * 2                                  # each target ties with one corpus row
+    ranks = paraphrase_ranks(E, Q, T)
+    assert (paraphrase_ranks(E, Q, T, exclude=[10, 11, 12, 13, 14]) == ranks - 1).all()
+    da = pytest.importorskip("dask.array")
+    np.testing.assert_array_equal(paraphrase_ranks(da.from_array(E, chunks=300), Q, T), ranks)
+    X = sp.random(1500, 200, density=0.03, random_state=21, format="csr") + one_per_row(1500, 200)
+    Qs, Ts = X[:20] + sp.eye(20, 200, k=50, format="csr"), X[20:40] * 4.0
+    ranks = paraphrase_ranks(X, Qs, Ts)
+    np.testing.assert_array_equal(ranks, direct_ranks(X.toarray(), Qs.toarray(), Ts.toarray()))
+    with pytest.raises(TypeError, match="sparse if and only if"):
+        paraphrase_ranks(X, Qs.toarray(), Ts)
+    with pytest.raises(ValueError, match="queries has 5 rows and targets has 4"):
+        paraphrase_ranks(E, Q, T[:4])
+    with pytest.raises(ValueError, match="targets row 2 is a zero vector"):
+        paraphrase_ranks(E, Q, T * [[1], [1], [0], [1], [1]])
+    with pytest.raises(ValueError, match="exclude must hold"):
+        paraphrase_ranks(E, Q, T, exclude=[1, 2])
+
+
+def test_popular_and_outlier_neighbours():
+    lists = {"a": np.array([[5, 6, 7, 8, 9]]), "b": np.array([[6, 5, 1, 2, 3]]), "c": np.array([[5, 4, 6, 0, 7]])}
+    assert popular_neighbours(lists, top=3)[0].tolist() == [5, 6]
+    out = outlier_neighbours(lists, top=5, k=5)[0]
+    assert out == {"a": [(4, 8), (5, 9)], "b": [(3, 1), (4, 2), (5, 3)], "c": [(2, 4), (4, 0)]}
+    with pytest.raises(ValueError, match="at least two"):
+        popular_neighbours({"a": lists["a"]})
+
+
+# ---------------------------------------------------------------- corpus and embedders
+def test_corpus_sizes_and_queries():
+    small = n2o_corpus(1500, seed=1)
+    assert len(small) == 1500 and small.sentence.is_unique and len(N.ledes(small)) > 5
+    assert (small.position.iloc[N.ledes(small)] == 0).all()
+    pairs = needle_pairs()
+    held_out = set(pairs.sentence1) | set(pairs.sentence2)
+    big = n2o_corpus(32000, exclude=held_out, seed=0)
+    assert len(big) == 32000 and big.sentence.is_unique and not big.sentence.isin(held_out).any()
+    assert set(N.NEWS_SOURCES) <= set(big.source) and big.source.isin(N.OTHER_SOURCES).sum() > 0
+    assert len(N.ledes(big)) > 600
+
+
+def test_needle_pairs_follow_the_paper():
+    pairs = needle_pairs()
+    assert len(pairs) == 145 and (pairs.genre == "main-news").all() and pairs.score.between(4, 5).all()
+    assert (pairs.overlap < 0.6).all() and len(needle_pairs(max_overlap=1.01)) > len(pairs)
+
+
+def test_embedders_registry_covers_the_families():
+    assert len(EMBEDDERS) >= 14
+    assert {e.composition for e in EMBEDDERS.values()} == {"n/a", "average", "[CLS]"}
+    cls = [e for e in EMBEDDERS.values() if e.composition == "[CLS]"]
+    assert all(any(o.options == (e.options[0], "mean") for o in EMBEDDERS.values()) for e in cls)
+
+
+def test_average_word_vectors_against_a_loop():
+    from embeval_nb.embeddings import WordVectors
+    rng = np.random.default_rng(3)
+    wv = WordVectors([f"w{i}" for i in range(50)], rng.normal(size=(50, 7)).astype(np.float32))
+    docs = [[f"w{j}" for j in rng.integers(0, 60, rng.integers(0, 9))] for _ in range(40)]
+    got = N.average_word_vectors(wv, docs)
+    for doc, row in zip(docs, got):
+        known = [wv.vectors[wv.index[w]] for w in doc if w in wv.index]
+        np.testing.assert_allclose(row, np.mean(known, 0) if known else 0, rtol=1e-5, atol=1e-6)
+
+
+def test_tfidf_against_the_formula():
+    docs = [["a", "b", "b"], ["a", "c"], ["c", "d", "d", "d"], ["b"]]
+    X = N.tfidf_vectors(docs).toarray()
+    vocab = sorted({w for d in docs for w in d})
+    df = {w: sum(w in d for d in docs) for w in vocab}
+    for doc, row in zip(docs, X):
+        raw = {w: doc.count(w) * np.log2(len(docs) / df[w]) for w in set(doc)}
+        norm = np.sqrt(sum(v * v for v in raw.values()))
+        assert sorted(np.round(row[row > 0], 12)) == sorted(np.round([v / norm for v in raw.values() if v > 0], 12))
+
+
+def test_sentence_embeddings_cache_and_errors(monkeypatch, tmp_path):
+    monkeypatch.setenv("EMBEVAL_CACHE", str(tmp_path))
+    texts = ["The cat sat on the mat.", "A dog ran in the park.", "Stocks fell sharply on Monday."] * 3
+    a = sentence_embeddings("w2v-sg", texts, seed=1)
+    assert a.shape == (9, 100) and a.dtype == np.float32 and (a == sentence_embeddings("w2v-sg", texts, seed=1)).all()
+    assert list(tmp_path.glob("*.npy"))
+    X = sentence_embeddings("tfidf", texts)
+    assert sp.issparse(X) and X.shape[0] == 9 and list((tmp_path / "n2o").glob("tfidf-*.npz"))
+    with pytest.raises(ValueError, match="unknown embedder 'elmo'"):
+        sentence_embeddings("elmo", texts)
+    from embeval_nb import embeddings
+    fake = embeddings.EncoderSpec("not-installed-weights", "not_installed_weights", "engine", 8, ("mean",), True)
+    monkeypatch.setitem(embeddings.ENCODERS, "fake-encoder", fake)
+    with pytest.raises(ImportError, match="not-installed-weights"):
+        sentence_embeddings(N.SentenceEmbedder("fake", "fake", "average", "8", "-", "encoder", ("fake-encoder", "mean")), texts)
+
+
+# ---------------------------------------------------------------- the chapter's notebooks, at smoke scale
+@pytest.fixture(scope="module")
+def smoke(run_notebook):
+    "What `papermill nbs/n2o.ipynb ... -p scale smoke` recorded."
+    return run_notebook("n2o", scale="smoke")
+
+
+def test_smoke_corpus_and_queries(smoke):
+    c = smoke["n2o/corpus"]
+    assert c["sentences"] == 2000 and sum(c["per_source"].values()) == 2000
+    assert set(c["per_source"]) == set(N.NEWS_SOURCES) and 0 <= c["duplicate_share"] < 0.5
+    q = smoke["n2o/queries"]
+    assert q["ledes"] >= 20 and 20 <= q["distinct"] <= 40 and 5 < q["mean_tokens"] < 60
+    assert smoke["n2o/needles"] == 20 and smoke["n2o/scale"] == "smoke"
+
+
+def test_smoke_n2o_matrix(smoke):
+    M = smoke["n2o/figure3"]
+    names = list(M)
+    assert len(names) == 10 and set(names) <= set(EMBEDDERS)
+    for a in names:
+        assert M[a][a] == 1.0
+        for b in names:
+            assert M[a][b] == M[b][a] and 0 <= M[a][b] <= 1
+    lo, hi = smoke["n2o/figure3_range"]
+    assert chance_n2o(2000, 50) < lo <= hi < 1                  # every pair above chance even at smoke scale
+    assert M["fasttext"]["w2v-sg"] > M["fasttext"]["fasttext-sub"]    # the same objective with and without subwords
+
+
+def test_smoke_robustness_and_token_overlap(smoke):
+    r = smoke["n2o/robustness"]
+    assert -1 <= r["Spearman across k: min"] <= r["Spearman across k: mean"] <= 1
+    assert 0 <= r["sd of N2O across samples: min"] <= r["sd of N2O across samples: max"]
+    for name, (est, lo, hi) in smoke["n2o/figure5"].items():
+        assert 0 <= lo <= est <= hi <= 1
+    assert smoke["n2o/figure5"]["tfidf"][0] == max(v[0] for v in smoke["n2o/figure5"].values())
+
+
+def test_smoke_paraphrases_and_approximate_search(smoke):
+    for name, row in smoke["n2o/table4"].items():
+        assert 0 < row["mrr"] <= 1 and 0 <= row["top"] <= row["top5"] <= 20
+        assert row["top"] / 20 <= row["mrr"] <= (row["top"] + (20 - row["top"]) / 2) / 20
+    for key, row in smoke["n2o/appendix_c"].items():
+        assert 0 <= row["recall"] <= 1 and row["ms"] > 0
+    sizes = smoke["n2o/corpus_size"]
+    assert set(sizes) == {"500", "1000", "2000"} and sizes["2000"]["spearman_with_full"] == pytest.approx(1)
+    for c, v in smoke["n2o/task_association"].items():
+        assert -1 <= v["rho"] <= 1 and 0 < v["p"] <= 1
+
+
+def test_smoke_claims(smoke):
+    claims = smoke["n2o/claims"]
+    keys = [c["key"] for c in claims]
+    assert len(keys) == len(set(keys)) >= 18
+    for c in claims:
+        assert c["verdict"] in ("holds", "fails", "undecided") and c["statement"] and c["paper"] and c["test"]
+        assert c["verdict"] == "undecided" or "95% interval" in c["test"]
+    by_key = {c["key"]: c for c in claims}
+    assert by_key["elmo-pairs"]["verdict"] == "undecided" and by_key["above-chance"]["verdict"] == "holds"
+    assert all(key.startswith("n2o/") for key in smoke)
+
+
+def test_theory_notebook_runs(run_notebook):
+    run_notebook("n2o_theory")
+
+
+def test_paper_numbers():
+    from embeval_nb.core import paper_tables, paper_value
+    t = paper_tables("n2o")
+    assert sorted(t) == ["numbers", "table1", "table4"] and len(t["table1"]) == 21 and len(t["table4"]) == 21
+    assert paper_value(t["table4"].loc["tfidf", "MRR"]) == 0.672 and t["table4"].loc["bert-ft-cls", "# top"] == "19"
+    assert paper_value(t["numbers"].loc["Spearman across k, mean", "value"]) == 0.996
+    assert set(t["table4"].index) == set(t["table1"].index)
