@@ -37,12 +37,13 @@ def seed_everything(seed: int) -> None:
 
 # %% ../nbs/core.ipynb #c009
 def jit(func: Callable | None = None, **options) -> Callable:
-    "`numba.njit(cache=True, **options)(func)`, or without the disk cache where numba cannot place one (notebook code)."
+    "`numba.njit(cache=True, **options)(func)` for module code; notebook and script code (`__main__`) uncached."
     from numba import njit
     if func is None: return lambda f: jit(f, **options)
+    if getattr(func, "__module__", None) == "__main__": return njit(**options)(func)
     try:
         return njit(cache=True, **options)(func)
-    except RuntimeError:
+    except RuntimeError:                                   # no writable place for the cache
         return njit(**options)(func)
 
 # %% ../nbs/core.ipynb #c012

@@ -17,6 +17,20 @@ def test_make_rng_repeats_for_a_seed():
     assert not np.array_equal(make_rng(7).normal(size=5), make_rng(8).normal(size=5))
 
 
+def test_jit_caches_module_code_but_not_main(tmp_path):
+    """A kernel from a notebook cell or script (`__main__`) must not be cached: numba keys a cached function by
+    its own source, so it would keep running an edited callee's old code."""
+    script = tmp_path / "kernel.py"
+    script.write_text("from embeval_nb.core import jit\n@jit\ndef plus_one(x):\n    return x + 1\n"
+                      "assert plus_one(1) == 2\nprint(type(plus_one._cache).__name__)\n")
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, check=True,
+                         env={**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")})
+    assert out.stdout.strip() == "NullCache"
+    from embeval_nb import wmd
+    module_kernels = [f for f in vars(wmd).values() if type(f).__name__ == "CPUDispatcher"]
+    assert module_kernels and all(type(f._cache).__name__ == "FunctionCache" for f in module_kernels)
+
+
 @pytest.mark.parametrize("n_jobs,backend", [(1, None), (2, None), (2, "threading")])
 def test_parallel_map_keeps_order(n_jobs, backend):
     assert parallel_map(_square, range(20), n_jobs=n_jobs, backend=backend) == [i * i for i in range(20)]
