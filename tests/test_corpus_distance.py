@@ -1,0 +1,419 @@
+"""Tests for embeval_nb.corpus_distance: every distance against an independent reference (dcor, prdc, mauve-text,
+scipy, plain numpy, statsmodels) on seeded input and edge cases, the KSC construction, the KDE classification, bad
+input, and a smoke run of the chapter's reproduction notebook."""
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.linalg import sqrtm
+from scipy.spatial.distance import cdist
+
+from embeval_nb.core import paper_tables
+from embeval_nb.corpus_distance import (
+    ANGULAR_FLOOR, KDE_GRID, PRDC, average_hausdorff, classifier_distance, classify_distributionality,
+    cross_distances, dc_distance, deviation_by_l, energy_distance, fid, irpr, kde_deviation, kde_on_grid,
+    known_similarity_corpora, ksc_distances, ksc_sizes, mauve_distance, normal_reference_bandwidth,
+    paired_blobs, perturb_group, pr_distance, prdc, standardize_pooled, trace_sqrt_product)
+
+
+def angular(X, Y):
+    "The authors' document distance: arccos of the clipped cosine similarity over pi, <= 0.005 set to 0."
+    Xn = X / np.linalg.norm(X, axis=1, keepdims=True)
+    Yn = Y / np.linalg.norm(Y, axis=1, keepdims=True)
+    D = np.arccos(np.clip(Xn @ Yn.T, -1, 1)) / np.pi
+    D[D <= ANGULAR_FLOOR] = 0.0
+    return D
+
+
+def distances(X, Y, metric):
+    return angular(X, Y) if metric == "angular" else cdist(X, Y, metric)
+
+
+def corpora(seed, n=40, m=30, d=8, shift=0.3):
+    rng = np.random.default_rng(seed)
+    return rng.normal(size=(n, d)), rng.normal(size=(m, d)) + shift
+
+
+# ---------------------------------------------------------------- energy
+@pytest.mark.parametrize("seed,n,m,d", [(0, 40, 30, 8), (1, 5, 70, 3), (2, 200, 150, 50), (3, 1, 1, 4), (4, 64, 64, 384)])
+def test_energy_matches_dcor(seed, n, m, d):
+    dcor = pytest.importorskip("dcor")
+    X, Y = corpora(seed, n, m, d)
+    for block in (7, 1024):
+        ours = energy_distance(X, Y, metric="euclidean", block=block)
+        np.testing.assert_allclose(ours, dcor.energy_distance(X, Y), rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("metric", ["euclidean", "sqeuclidean", "cosine", "angular"])
+def test_energy_matches_numpy_eq3(metric):
+    X, Y = corpora(5, 33, 47, 6)
+    ref = 2 * distances(X, Y, metric).mean() - distances(X, X, metric).mean() - distances(Y, Y, metric).mean()
+    np.testing.assert_allclose(energy_distance(X, Y, metric=metric, block=10), ref, rtol=1e-10, atol=1e-14)
+
+
+def test_energy_root_is_the_authors_square_root():
+    X, Y = corpora(6)
+    e = energy_distance(X, Y, metric="angular")
+    assert e > 0 and energy_distance(X, Y, metric="angular", root=True) == pytest.approx(math.sqrt(e), rel=1e-12)
+    assert energy_distance(X, X, root=True) < 1e-6
+
+
+def test_energy_of_a_corpus_with_itself_and_with_duplicates():
+    X, _ = corpora(7)
+    assert abs(energy_distance(X, X, metric="euclidean")) < 1e-12
+    assert abs(energy_distance(X, np.vstack([X, X]), metric="euclidean")) < 1e-12   # same empirical distribution
+    assert energy_distance(X, X + 1, metric="euclidean") > 0.1
+
+
+def test_near_duplicates_are_accurate_at_any_scale():
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(20, 16)) * 1e4 + 1e6            # large norms, small differences
+    Y = X + rng.normal(size=X.shape) * 1e-3
+    c = cross_distances(X, Y, metric="euclidean")
+    exact = np.sqrt(((X[:, None] - Y[None]) ** 2).sum(-1))
+    np.testing.assert_allclose(c.nearest_x, exact.min(1), rtol=1e-9)
+    np.testing.assert_allclose(c.mean, exact.mean(), rtol=1e-10)
+
+
+def test_blocking_does_not_change_results():
+    X, Y = corpora(9, 130, 70, 5)
+    for f in (energy_distance, average_hausdorff, irpr):
+        np.testing.assert_allclose(f(X, Y, block=3), f(X, Y), rtol=1e-12)
+    assert prdc(X, Y, 4, block=3) == prdc(X, Y, 4)
+
+
+# ---------------------------------------------------------------- AHD, IRPR
+@pytest.mark.parametrize("metric", ["euclidean", "cosine", "angular"])
+def test_ahd_and_irpr_match_numpy(metric):
+    X, Y = corpora(10, 25, 60, 7)
+    D = distances(X, Y, metric)
+    p, r = D.min(1).mean(), D.min(0).mean()
+    np.testing.assert_allclose(average_hausdorff(X, Y, metric=metric, block=8), (p + r) / 2, rtol=1e-12)
+    np.testing.assert_allclose(irpr(X, Y, metric=metric, block=8), 2 * p * r / (p + r), rtol=1e-12)
+
+
+def test_ahd_irpr_identical_corpora_are_zero():
+    X, _ = corpora(11)
+    assert average_hausdorff(X, X) == 0 and irpr(X, X) == 0 and irpr(X, X[::-1], metric="angular") == 0
+
+
+# ---------------------------------------------------------------- FID
+def fid_sqrtm(X, Y):
+    S1, S2 = np.cov(X, rowvar=False), np.cov(Y, rowvar=False)
+    return ((X.mean(0) - Y.mean(0)) ** 2).sum() + np.trace(S1 + S2 - 2 * sqrtm(S1 @ S2).real)
+
+
+@pytest.mark.parametrize("seed,n,m,d", [(0, 60, 50, 5), (1, 300, 200, 20), (2, 40, 45, 10)])
+def test_fid_matches_scipy_sqrtm_on_full_rank_data(seed, n, m, d):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d)) @ rng.normal(size=(d, d))
+    Y = rng.normal(size=(m, d)) * 1.3 + 0.5
+    np.testing.assert_allclose(fid(X, Y), fid_sqrtm(X, Y), rtol=1e-9)
+
+
+def test_fid_singular_covariances():
+    "50 documents in 384 dimensions: rank-49 covariances; the trace is the sum of root eigenvalues of S_X S_Y."
+    rng = np.random.default_rng(3)
+    X, Y = rng.normal(size=(50, 384)), rng.normal(size=(50, 384)) * 0.9 + 0.1
+    S1, S2 = np.cov(X, rowvar=False), np.cov(Y, rowvar=False)
+    assert np.linalg.matrix_rank(S1) == 49
+    roots = np.sqrt(np.clip(np.linalg.eigvals(S1 @ S2).real, 0, None)).sum()
+    ref = ((X.mean(0) - Y.mean(0)) ** 2).sum() + np.trace(S1 + S2) - 2 * roots
+    np.testing.assert_allclose(fid(X, Y), ref, rtol=1e-6)
+
+
+def test_trace_sqrt_product_routes_agree():
+    rng = np.random.default_rng(4)
+    U, V = rng.normal(size=(30, 6)), rng.normal(size=(25, 6))     # more rows than columns: the d x d route
+    small = trace_sqrt_product(U[:5], V[:4])                         # fewer rows: the n x m route
+    via_d = trace_sqrt_product(np.vstack([U[:5], np.zeros((10, 6))]), np.vstack([V[:4], np.zeros((10, 6))]))
+    np.testing.assert_allclose(small, via_d, rtol=1e-6)    # rank 4 of 6: root of rounding-level eigenvalues
+    ev = np.linalg.eigvals((U.T @ U) @ (V.T @ V)).real
+    np.testing.assert_allclose(trace_sqrt_product(U, V), np.sqrt(np.clip(ev, 0, None)).sum(), rtol=1e-9)
+
+
+def test_fid_exact_cases():
+    X, _ = corpora(12, 20, 20, 30)
+    assert fid(X, X) == 0.0
+    c = np.arange(30) / 10
+    np.testing.assert_allclose(fid(X, X + c), (c ** 2).sum(), rtol=1e-9)   # a shift moves only the mean term
+
+
+# ---------------------------------------------------------------- PR, DC
+@pytest.mark.parametrize("seed,n,m,d,k", [(0, 50, 40, 4, 1), (1, 100, 80, 16, 2), (2, 60, 90, 8, 5), (3, 120, 120, 32, 10)])
+def test_prdc_matches_the_prdc_package(seed, n, m, d, k, capsys):
+    prdc_pkg = pytest.importorskip("prdc")
+    real, fake = corpora(seed, n, m, d, shift=0.4)
+    ref = prdc_pkg.compute_prdc(real, fake, k)
+    ours = prdc(real, fake, k, block=17)
+    np.testing.assert_allclose(ours, [ref["precision"], ref["recall"], ref["density"], ref["coverage"]], rtol=1e-12)
+
+
+def prdc_numpy(real, fake, k, metric):
+    r_real = np.sort(distances(real, real, metric), 1)[:, k]
+    r_fake = np.sort(distances(fake, fake, metric), 1)[:, k]
+    D = distances(real, fake, metric)
+    return ((D < r_real[:, None]).any(0).mean(), (D < r_fake[None]).any(1).mean(),
+            (D < r_real[:, None]).sum(0).mean() / k, (D.min(1) < r_real).mean())
+
+
+@pytest.mark.parametrize("metric", ["cosine", "angular"])
+def test_prdc_on_cosine_and_angular_distances(metric):
+    real, fake = corpora(13, 45, 50, 12, shift=0.2)
+    for k in (1, 3, 7):
+        np.testing.assert_allclose(prdc(real, fake, k, metric=metric, block=9), prdc_numpy(real, fake, k, metric))
+
+
+def test_prdc_duplicates_have_empty_balls():
+    "A point with k exact duplicates has radius 0: by the strict inequality its ball holds nothing."
+    real = np.array([[0.0, 0], [0, 0], [5, 0], [0, 5], [5, 5]])
+    fake = np.array([[0.0, 0], [5, 0.1]])
+    p = prdc(real, fake, 1, metric="euclidean")
+    np.testing.assert_allclose(p, prdc_numpy(real, fake, 1, "euclidean"))
+    assert p.precision == 0.5            # fake (0, 0) lies only on the two radius-0 balls, which hold nothing
+    assert p.coverage == 0.4             # (5, 0) and (5, 5) cover their nearest fake point, the duplicates cannot
+
+
+def test_pr_and_dc_distances_follow_the_authors_formulas():
+    real, fake = corpora(14, 50, 50, 6, shift=0.5)
+    p = prdc(real, fake, 3, metric="angular")
+    hm = lambda a, b: 2 * a * b / (a + b)
+    assert pr_distance(real, fake, 3, metric="angular") == pytest.approx(1 - hm(p.precision, p.recall), abs=1e-15)
+    assert dc_distance(real, fake, 3, metric="angular") == pytest.approx(1 - hm(min(p.density, 1), p.coverage), abs=1e-15)
+    twins, between = np.vstack([real, real + 1e-3]), real + 5e-4      # each fake point inside two real balls
+    assert prdc(twins, between, 1, metric="euclidean").density == 2.0
+    assert dc_distance(twins, between, 1, metric="euclidean") == 0.0      # density clipped at 1, coverage 1
+    assert pr_distance(real, real + 1000, 2, metric="euclidean") == 1.0
+
+
+# ---------------------------------------------------------------- MAUVE, classifier
+def test_mauve_distance_is_the_packages_number():
+    mauve = pytest.importorskip("mauve")
+    X, Y = corpora(15, 100, 80, 20, shift=0.3)
+    for seed in (25, 3):
+        ref = mauve.compute_mauve(p_features=X, q_features=Y, seed=seed, verbose=False).mauve
+        assert mauve_distance(X, Y, seed=seed) == pytest.approx(1 - ref, abs=1e-12)
+    assert mauve_distance(X, Y, num_buckets=4) == pytest.approx(
+        1 - mauve.compute_mauve(p_features=X, q_features=Y, seed=25, num_buckets=4, verbose=False).mauve, abs=1e-12)
+
+
+def test_classifier_distance_matches_a_direct_svm():
+    from sklearn.metrics import f1_score
+    from sklearn.svm import SVC
+    X, Y = corpora(16, 50, 50, 5, shift=0.6)
+    rng = np.random.default_rng(7)
+    tx = rng.choice(50, 40, replace=False); ty = rng.choice(50, 40, replace=False)
+    ex, ey = np.setdiff1d(np.arange(50), tx), np.setdiff1d(np.arange(50), ty)
+    svm = SVC(random_state=1).fit(np.vstack([X[tx], Y[ty]]), [0] * 40 + [1] * 40)
+    ref = f1_score([0] * 10 + [1] * 10, svm.predict(np.vstack([X[ex], Y[ey]])))
+    assert classifier_distance(X, Y, seed=7) == ref
+    assert classifier_distance(X, Y + 10) == 1.0
+
+
+# ---------------------------------------------------------------- KSC
+@pytest.mark.parametrize("K,n", [(1, 2), (4, 10), (5, 5 + 1), (15, 50), (7, 100)])
+def test_ksc_composition(K, n):
+    A, B = np.arange(n + 3), np.arange(1000, 1000 + n + 5)
+    ksc = known_similarity_corpora(A, B, K, n, seed=1)
+    expected = [math.floor(n * i / K + 0.5) for i in range(K + 1)]
+    assert list(ksc_sizes(K, n)) == expected and ksc.K == K
+    for i in range(K + 1):
+        c = ksc.corpus(i, A, B)
+        assert len(c) == n and (c >= 1000).sum() == expected[i] and len(set(c.tolist())) == n   # no repeats
+    assert ksc.corpus(0, A, B).max() < 1000 and ksc.corpus(K, A, B).min() >= 1000
+
+
+def test_ksc_seeding():
+    A, B = np.arange(60), np.arange(100, 160)
+    a, b = known_similarity_corpora(A, B, 5, 50, seed=3), known_similarity_corpora(A, B, 5, 50, seed=3)
+    assert all(np.array_equal(x, y) for x, y in zip(a.from_a + a.from_b, b.from_a + b.from_b))
+    c = known_similarity_corpora(A, B, 5, 50, seed=4)
+    assert not all(np.array_equal(x, y) for x, y in zip(a.from_b, c.from_b))
+
+
+def test_ksc_bad_input():
+    A = np.arange(50)
+    with pytest.raises(ValueError, match="K must be an integer >= 1"): known_similarity_corpora(A, A, 0, 10)
+    with pytest.raises(ValueError, match="K \\+ 1 = 16"): known_similarity_corpora(A, A, 15, 15)
+    with pytest.raises(ValueError, match="at least n=50"): known_similarity_corpora(A[:40], A, 5, 50)
+    with pytest.raises(ValueError, match="K must be"): known_similarity_corpora(A, A, 2.5, 10)
+
+
+def test_ksc_distances_pairs_and_shared_draws():
+    rng = np.random.default_rng(17)
+    A, B = rng.normal(size=(30, 4)), rng.normal(size=(30, 4)) + 1
+    d = ksc_distances(A, B, {"ENERGY": energy_distance, "AHD": average_hausdorff}, K=5, n=12, R=3, seed=2)
+    assert len(d) == 2 * 3 * 15 and set(d.l) == {1, 2, 3, 4, 5}
+    assert (d.groupby(["metric", "l"]).size().unstack().loc["ENERGY"] == [3 * (6 - l) for l in range(1, 6)]).all()
+    ksc = known_similarity_corpora(A, B, 5, 12, seed=[2, 1])        # repetition 1 is drawn from seed [2, 1]
+    row = d[(d.metric == "AHD") & (d.repetition == 1) & (d.i == 0) & (d.j == 5)].distance.item()
+    assert row == average_hausdorff(ksc.corpus(0, A, B), ksc.corpus(5, A, B))
+
+
+# ---------------------------------------------------------------- standardisation, KDE, classification
+def test_standardize_pooled_and_per_repetition():
+    d = pd.DataFrame({"metric": ["a"] * 6 + ["b"] * 6, "repetition": [0, 0, 0, 1, 1, 1] * 2, "l": [1, 2, 3] * 4,
+                      "distance": [1.0, 2, 3, 5, 6, 7] + [4.0] * 6})
+    z = standardize_pooled(d)
+    a = d.distance[:6]
+    np.testing.assert_allclose(z.z[:6], (a - a.mean()) / a.std(ddof=0))
+    assert (z.z[6:] == 0).all()                                      # a constant metric: z = 0
+    zr = standardize_pooled(d, per_repetition=True)
+    np.testing.assert_allclose(zr.z[:6], [-1.2247448714, 0, 1.2247448714] * 2)
+
+
+def test_kde_matches_statsmodels():
+    from statsmodels.nonparametric.kde import KDEUnivariate
+    rng = np.random.default_rng(18)
+    for x in (rng.normal(size=75), rng.gamma(2, size=10), np.r_[np.ones(20), 3.0, -1.0]):
+        kde = KDEUnivariate(x).fit()
+        assert normal_reference_bandwidth(x) == pytest.approx(kde.bw, rel=1e-12)
+        np.testing.assert_allclose(kde_on_grid(x), kde.evaluate(KDE_GRID), rtol=1e-9, atol=1e-300)
+
+
+def test_kde_deviation_properties():
+    rng = np.random.default_rng(19)
+    l = np.repeat([1, 2, 3], [30, 20, 10])
+    z1, z2 = rng.normal(size=60), rng.normal(size=60) + 1
+    assert kde_deviation(z1, l, z1, l) == 0
+    assert kde_deviation(z1, l, z2, l) > 0
+    assert kde_deviation(z1, l, z2, l) == pytest.approx(kde_deviation(z2, l, z1, l), rel=1e-12)
+    I = deviation_by_l(z1, l, z2, l)
+    f = kde_on_grid(z1[l == 2]); g = kde_on_grid(z2[l == 2])
+    assert I[2] == pytest.approx(((f - g) ** 2).sum() * (KDE_GRID[1] - KDE_GRID[0]), rel=1e-12)
+    np.testing.assert_allclose(kde_deviation(z1, l, z2, l), (I * np.array([30, 20, 10]) / 60).mean())
+    np.testing.assert_allclose(kde_deviation(z1, l, z2, l, weighted=False), I.mean() / 3)
+    with pytest.raises(ValueError, match="no values at l"): kde_deviation(z1[l < 3], l[l < 3], z2, l)
+
+
+def test_classify_distributionality():
+    rng = np.random.default_rng(20)
+    ells = np.repeat(np.arange(1, 6), [25, 20, 15, 10, 5])
+    rise = ells + rng.normal(scale=0.3, size=len(ells))                  # AHD-like: increases with l
+    hump = -(ells - 3.0) ** 2 + rng.normal(scale=0.3, size=len(ells))    # ENERGY-like: up, then down
+    frames = [pd.DataFrame({"metric": name, "repetition": 0, "l": ells, "distance": v})
+              for name, v in [("ENERGY", hump), ("AHD", rise), ("LIKE_AHD", 2 * rise + 0.1), ("LIKE_ENERGY", hump + 0.05)]]
+    c = classify_distributionality(standardize_pooled(pd.concat(frames)))
+    assert list(c["class"]) == ["distributional", "non-distributional", "non-distributional", "distributional"]
+    assert c.loc["ENERGY", "to ENERGY"] == 0 and c.loc["AHD", "to AHD"] == 0
+    with pytest.raises(ValueError, match="prototype"): classify_distributionality(standardize_pooled(frames[0]))
+
+
+# ---------------------------------------------------------------- synthetic perturbation
+def group_origin(B, moved):
+    "The moved point whose len(moved) nearest neighbours (itself included) are exactly the moved points."
+    for o in moved:
+        if set(np.argsort(((B - B[o]) ** 2).sum(1), kind="stable")[:len(moved)]) == set(moved): return o
+    return None
+
+
+def test_perturb_group_moves_the_nearest_neighbours_together():
+    s = paired_blobs(300, 3, seed=4)
+    for direction in ("away", "random"):
+        Bp = perturb_group(s.B, s.centres, 0.2, 2.5, seed=9, direction=direction)
+        moved = np.flatnonzero((Bp != s.B).any(1))
+        shift = Bp[moved] - s.B[moved]
+        assert len(moved) == 60 and np.allclose(shift, shift[0]) and np.isclose(np.linalg.norm(shift[0]), 2.5)
+        o = group_origin(s.B, moved)
+        assert o is not None
+        if direction == "away":                       # along the origin's offset from its component centre
+            v = s.B[o] - s.centres[o]
+            assert np.isclose(shift[0] @ v, 2.5 * np.linalg.norm(v))
+    assert np.array_equal(perturb_group(s.B, s.centres, 0.1, 1.0, seed=9), perturb_group(s.B, s.centres, 0.1, 1.0, seed=9))
+
+
+def test_perturb_group_bad_input():
+    s = paired_blobs(20, 2, seed=0)
+    with pytest.raises(ValueError, match="p must lie in"): perturb_group(s.B, s.centres, 1.5, 1.0)
+    with pytest.raises(ValueError, match="delta must be"): perturb_group(s.B, s.centres, 0.1, -1.0)
+    with pytest.raises(ValueError, match="centres has shape"): perturb_group(s.B, s.centres[:5], 0.1, 1.0)
+    with pytest.raises(ValueError, match="direction"): perturb_group(s.B, s.centres, 0.1, 1.0, direction="up")
+
+
+# ---------------------------------------------------------------- bad input, every distance
+ALL = {"energy": energy_distance, "ahd": average_hausdorff, "irpr": irpr, "fid": lambda X, Y: fid(X, Y),
+       "pr": lambda X, Y: pr_distance(X, Y, 2), "dc": lambda X, Y: dc_distance(X, Y, 2),
+       "classifier": classifier_distance}
+
+
+@pytest.mark.parametrize("name", sorted(ALL))
+def test_bad_input_names_the_argument(name):
+    f = ALL[name]
+    X, Y = corpora(21, 10, 10, 3)
+    with pytest.raises(ValueError, match="X has 3 columns, Y has 4"): f(X, np.ones((10, 4)))
+    with pytest.raises(ValueError, match="Y contains NaN"): f(X, np.where(np.eye(10, 3) > 0, np.nan, Y))
+    with pytest.raises(ValueError, match="X needs at least|X must be a 2-D"): f(np.empty((0, 3)), Y)
+    with pytest.raises(ValueError, match="X must be a 2-D"): f(X[0], Y)
+    with pytest.raises(ValueError, match="numeric"): f([["a", "b", "c"]] * 10, Y)
+
+
+def test_small_corpora():
+    X, Y = corpora(22, 3, 3, 4)
+    assert energy_distance(X[:1], Y[:1]) > 0 and average_hausdorff(X[:1], Y[:1]) > 0     # one document each: fine
+    with pytest.raises(ValueError, match="X needs at least 2 rows"): fid(X[:1], Y)
+    with pytest.raises(ValueError, match="need more than 3 documents"): prdc(X, Y, 3)
+    with pytest.raises(ValueError, match="need more than 2 documents"): pr_distance(X, Y[:2], 2)
+    with pytest.raises(ValueError, match="X needs at least 2 rows"): classifier_distance(X[:1], Y)
+    with pytest.raises(ValueError, match="all zeros"): energy_distance(np.zeros((2, 4)), Y, metric="cosine")
+    assert energy_distance(np.zeros((2, 4)), Y, metric="euclidean") > 0
+
+
+def test_paper_numbers():
+    t = paper_tables("corpus_distance")
+    assert {"settings", "figure12"} <= set(t)
+    assert t["figure12"].loc["IRPR", "closer to"] == "AHD"
+    assert (t["figure12"].drop("IRPR")["closer to"] == "ENERGY").all()
+
+
+# ---------------------------------------------------------------- the reproduction notebook, smoke scale
+@pytest.fixture(scope="module")
+def smoke(run_notebook):
+    "What `papermill nbs/corpus_distance.ipynb ... -p scale smoke` recorded."
+    pytest.importorskip("mauve")
+    return run_notebook("corpus_distance", scale="smoke")
+
+
+CANDIDATES = ["FID", "MAUVE", "CLASSIFIER", "IRPR"] + [f"{f}_{k}" for f in ("DC", "PR") for k in (1, 2, 3, 5, 10)]
+
+
+def test_smoke_ksc_and_classification(smoke):
+    s = smoke["corpus_distance/setup"]
+    assert s["scale"] == "smoke" and s["qqp_pairs"] == 1000 and s["qqp_duplicates"] == 374
+    f8 = smoke["corpus_distance/figure8"]
+    assert f8["pairs_per_metric"] == s["R"] * s["K"] * (s["K"] + 1) // 2
+    cls = smoke["corpus_distance/figure12"]
+    assert cls["ENERGY"]["class"] == "distributional" and cls["AHD"]["class"] == "non-distributional"
+    assert cls["ENERGY"]["to ENERGY"] == 0 and cls["AHD"]["to AHD"] == 0
+    for table in (cls, smoke["corpus_distance/figure12_code"]):
+        assert set(table) == set(CANDIDATES) | {"ENERGY", "AHD"}
+        for metric, row in table.items():
+            assert row["to ENERGY"] >= 0 and row["to AHD"] >= 0
+            assert row["class"] == ("distributional" if row["to ENERGY"] < row["to AHD"] else "non-distributional")
+    stab = smoke["corpus_distance/stability"]
+    for votes in (stab["non_distributional"], stab["non_distributional_code"]):
+        assert set(votes) == set(CANDIDATES) and all(0 <= v <= stab["samples"] for v in votes.values())
+    for key in ("corpus_distance/encoders", "corpus_distance/corpora"):
+        assert set(smoke[key]) == {"code", "text"} and len(smoke[key]["code"]) >= 2
+
+
+def test_smoke_synthetic_and_components(smoke):
+    f2 = smoke["corpus_distance/figure2"]
+    assert set(f2["metrics"]) >= {"FID", "MAUVE", "IRPR", "ENERGY", "AHD", "PR_2", "DC_15", "CLASSIFIER"}
+    for metric, med in f2["median"].items():
+        assert len(med) == len(f2["delta"]) and all(np.isfinite(med))
+    f13 = smoke["corpus_distance/figure13"]
+    for comp in ("precision", "recall", "density", "coverage"):
+        assert all(0 <= v <= 1 for v in f13[comp].values())
+
+
+def test_smoke_claims(smoke):
+    claims = smoke["corpus_distance/claims"]
+    assert len(claims) >= 8 and len({c["key"] for c in claims}) == len(claims)
+    for c in claims:
+        assert c["verdict"] in ("holds", "fails", "undecided") and c["statement"] and c["paper"] and c["ours"] and c["test"]
+    assert all(key.startswith("corpus_distance/") for key in smoke)
+
+
+def test_theory_notebook_runs(run_notebook):
+    run_notebook("corpus_distance_theory")
