@@ -10,7 +10,7 @@ MATHJAX := node_modules/mathjax/es5/tex-chtml.js
 # pip as a user's machine has it: the public package index only, no local wheel folders or extra indexes.
 PIP_PUBLIC := env -u PIP_FIND_LINKS -u PIP_EXTRA_INDEX_URL -u PIP_INDEX_URL -u PIP_NO_INDEX PIP_CONFIG_FILE=/dev/null
 
-.PHONY: book test env chromium lock clean
+.PHONY: book test env chromium debian-data lock clean
 
 env: $(STAMP) $(MATHJAX)
 
@@ -33,10 +33,19 @@ chromium:
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	  else echo "make test needs Debian's chromium: sudo apt-get install chromium" >&2; exit 1; fi; }
 
-book: env
+# Word lists the crossmatch chapter reads from Debian packages (Maltese and Swahili have no wordfreq list);
+# tesseract-ocr itself only for the test that checks our DAWG reader against its dawg2wordlist.
+DEBIAN_DATA := hunspell-sw tesseract-ocr $(addprefix tesseract-ocr-,eng fra ita spa por ara mlt ron swa)
+debian-data:
+	@dpkg -s $(DEBIAN_DATA) >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DEBIAN_DATA) >/dev/null; \
+	  else echo "the crossmatch chapter needs Debian packages: sudo apt-get install $(DEBIAN_DATA)" >&2; exit 1; fi; }
+
+book: env debian-data
 	$(PY) scripts/book.py
 
-test: env chromium
+test: env chromium debian-data
 	EMBEVAL_PROGRESS=0 $(PY) -m pytest -q tests
 
 # Re-resolve the exact lock from requirements.in (+ requirements-models.in without their dependencies)

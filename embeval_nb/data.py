@@ -14,10 +14,12 @@ import numpy as np
 import pandas as pd
 
 # %% auto #0
-__all__ = ['REGISTRY', 'CORPORA', 'WORDSIM', 'PAPER_TEST_SIZES', 'SENTENCE_SOURCES', 'DataSet', 'dataset', 'user_data_dir',
-           'candidate_roots', 'verify', 'locate', 'fetch', 'Corpus', 'tokenize', 'stop_words', 'seeded_splits',
-           'load_corpus', 'load_wordsim', 'load_lexicon', 'wordnet_lexicon', 'load_sts', 'load_mrpc', 'load_qqp',
-           'raw_documents', 'split_sentences', 'is_prose', 'segment_documents', 'sentence_corpus']
+__all__ = ['REGISTRY', 'CORPORA', 'WORDSIM', 'PAPER_TEST_SIZES', 'SENTENCE_SOURCES', 'DEBIAN_WORD_LISTS', 'DataSet', 'dataset',
+           'user_data_dir', 'candidate_roots', 'verify', 'locate', 'fetch', 'Corpus', 'tokenize', 'stop_words',
+           'seeded_splits', 'load_corpus', 'load_wordsim', 'load_lexicon', 'wordnet_lexicon', 'load_sts', 'load_mrpc',
+           'load_qqp', 'raw_documents', 'split_sentences', 'is_prose', 'segment_documents', 'sentence_corpus',
+           'DebianWordList', 'debian_file', 'read_hunspell_dic', 'tessdata_components', 'read_unicharset',
+           'read_squished_dawg', 'debian_word_list']
 
 # %% ../nbs/data.ipynb #c005
 @dataclass(frozen=True)
@@ -524,3 +526,91 @@ def sentence_corpus(sources=SENTENCE_SOURCES, *, documents: dict | None = None, 
         return df.drop_duplicates("sentence").reset_index(drop=True)
     key = cache_key("sentence_corpus", 2, sources, sorted(documents.items()))
     return _parquet_cached(cache_dir() / "corpora" / f"sentences-{key}.parquet", make)
+
+# %% ../nbs/data.ipynb #debwl2
+@dataclass(frozen=True)
+class DebianWordList:
+    "A word list that a Debian package installs: the package, the file (a glob), its sha256 and its format."
+    package: str
+    pattern: str
+    sha256: str
+    format: str  # "hunspell" (.dic stems, affixes not expanded) | "tessdata" (the word DAWG inside a .traineddata)
+
+DEBIAN_WORD_LISTS = {
+    "hunspell-sw": DebianWordList("hunspell-sw", "/usr/share/hunspell/sw_TZ.dic",
+                                  "e17d7c89fc5479198692d73aef8c23edd20d441347311a79befd67f79be62c28", "hunspell"),
+    "tesseract-mlt": DebianWordList("tesseract-ocr-mlt", "/usr/share/tesseract-ocr/*/tessdata/mlt.traineddata",
+                                    "3040b443d5d49e4183da0eaaf58d1033c3a616153d35d2342a56777f9bbb31c7", "tessdata"),
+    "tesseract-eng": DebianWordList("tesseract-ocr-eng", "/usr/share/tesseract-ocr/*/tessdata/eng.traineddata",
+                                    "7d4322bd2a7749724879683fc3912cb542f19906c83bcc1a52132556427170b2", "tessdata"),
+}
+DEBIAN_WORD_LISTS |= {f"tesseract-{code}": DebianWordList(f"tesseract-ocr-{code}", f"/usr/share/tesseract-ocr/*/tessdata/{code}.traineddata",
+                                                          sha, "tessdata") for code, sha in {
+    "ara": "e3206d3dc87fd50c24a0fb9f01838615911d25168f4e64415244b67d2bb3e729",
+    "fra": "ced037562e8c80c13122dece28dd477d399af80911a28791a66a63ac1e3445ca",
+    "ita": "b8f89e1e785118dac4d51ae042c029a64edb5c3ee42ef73027a6d412748d8827",
+    "por": "c4932b937207a9514b7514d518b931a99938c02a28a5a5a553f8599ed58b7deb",
+    "ron": "9adfde6b51ba4b97efd10ea37c3070fd3fc2bad7815e81f5c3c198cd96216cc9",
+    "spa": "6f2e04d02774a18f01bed44b1111f2cd7f3ba7ac9dc4373cd3f898a40ea6b464",
+    "swa": "395439d1ec308535066cbaea9b15e0e4cc81f8609170af76ab7e7e8d3ec42f3e"}.items()}
+
+def debian_file(name: str) -> Path:
+    "The installed, verified file of the registered Debian word list `name` (FileNotFoundError naming the package)."
+    if name not in DEBIAN_WORD_LISTS:
+        raise ValueError(f"unknown Debian word list {name!r}; known: {', '.join(DEBIAN_WORD_LISTS)}")
+    wl = DEBIAN_WORD_LISTS[name]
+    hits = sorted(Path("/").glob(wl.pattern.lstrip("/")))
+    if not hits:
+        raise FileNotFoundError(f"{wl.pattern} not found: install the Debian package {wl.package} "
+                                f"(apt-get install {wl.package})")
+    verify(hits[-1], wl.sha256)
+    return hits[-1]
+
+def read_hunspell_dic(path: str | os.PathLike) -> list[str]:
+    "The entries of a hunspell `.dic` in file order, affix flags stripped (affixes not expanded)."
+    path = Path(path)
+    aff = path.with_suffix(".aff")
+    sets = re.findall(r"^SET\s+(\S+)", aff.read_text("latin-1"), re.M) if aff.exists() else []
+    lines = path.read_bytes().decode(sets[0] if sets else "latin-1").splitlines()[1:]   # line 1 is the count
+    return [w for w in (line.split()[0].split("/")[0] for line in lines if line.strip()) if w]
+
+def tessdata_components(path: str | os.PathLike) -> dict[int, bytes]:
+    "The components of a Tesseract `.traineddata` by type number (int32 count, int64 offsets, then the blobs)."
+    b = Path(path).read_bytes()
+    n = int(np.frombuffer(b, "<i4", 1)[0])
+    offsets = np.frombuffer(b, "<i8", n, 4)
+    present = sorted((int(o), i) for i, o in enumerate(offsets) if o >= 0) + [(len(b), -1)]
+    return {i: b[o:end] for (o, i), (end, _) in zip(present, present[1:])}
+
+def read_unicharset(data: bytes) -> list[str]:
+    "The characters of a Tesseract unicharset, by id (`NULL` is the space)."
+    lines = data.decode("utf-8").split("\n")
+    return [" " if c == "NULL" else c for c in (line.split(" ", 1)[0] for line in lines[1:int(lines[0]) + 1])]
+
+def read_squished_dawg(data: bytes, unichars: list[str]) -> list[str]:
+    "Every word of a Tesseract squished DAWG, in the order `dawg2wordlist` writes them."
+    magic, size, n_edges = np.frombuffer(data[:10], np.dtype([("m", "<i2"), ("s", "<i4"), ("n", "<i4")]))[0]
+    if magic != 42: raise ValueError(f"not a squished DAWG (magic number {magic}, expected 42)")
+    edges = np.frombuffer(data, "<u8", int(n_edges), 10)
+    bits = int(np.ceil(np.log2(size))) if size > 1 else 0         # letter bits; then 3 flag bits, then the next node
+    letter = (edges & np.uint64((1 << bits) - 1)).tolist()
+    flags = ((edges >> np.uint64(bits)) & np.uint64(7)).tolist()
+    nxt = (edges >> np.uint64(bits + 3)).tolist()
+    no_edge, words = (1 << (64 - bits - 3)) - 1, []
+    def walk(prefix: str, e: int):
+        while e < len(letter):
+            word = prefix + unichars[letter[e]]
+            if flags[e] & 4: words.append(word)                       # end of a word
+            if nxt[e] not in (0, no_edge): walk(word, nxt[e])
+            if flags[e] & 1: break                                    # the node's last edge
+            e += 1
+    if n_edges: walk("", 0)
+    return words
+
+def debian_word_list(name: str) -> list[str]:
+    "Every word of the registered Debian word list `name`: `.dic` stems in file order, or the DAWG's words."
+    path, fmt = debian_file(name), DEBIAN_WORD_LISTS[name].format
+    if fmt == "hunspell": return read_hunspell_dic(path)
+    parts = tessdata_components(path)
+    dawg, chars = (19, 21) if 19 in parts else (7, 1)                # LSTM word DAWG and unicharset, else legacy
+    return read_squished_dawg(parts[dawg], read_unicharset(parts[chars]))

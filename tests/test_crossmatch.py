@@ -1,12 +1,18 @@
 """Tests for embeval_nb.crossmatch: the null distribution against exact rational arithmetic, the blossom
-matching against networkx, the optimality certificate, bad input, and a smoke run of the chapter notebook."""
+matching against networkx, the optimality certificate, bad input, and a smoke run of the chapter notebook; and for
+what the chapter reads or trains elsewhere: the Debian word lists (the DAWG reader against Tesseract's own
+dawg2wordlist) and GloVe (the co-occurrence table against GloVe's cooccur loop, seeded training)."""
 import math
+import shutil
+import subprocess
 from fractions import Fraction
+from pathlib import Path
 
 import networkx as nx
 import numpy as np
 import pytest
 
+from embeval_nb import data as _data
 from embeval_nb.crossmatch import (_check_duals, _complete_edges, _max_distance, _max_weight_matching,
                                    crossmatch_null_logpmf, crossmatch_null_moments, crossmatch_null_pmf,
                                    crossmatch_test, min_weight_perfect_matching, mmd_permutation_test)
@@ -295,6 +301,8 @@ def test_mmd_permutation_test():
 
 # ---------------------------------------------------------------- the chapter notebook
 def test_notebook_smoke(run_notebook):
+    for name in _data.DEBIAN_WORD_LISTS:                         # Tables 1-2 read these Debian word lists
+        _need_debian(name)
     rec = run_notebook("crossmatch", scale="smoke")
     assert rec["crossmatch/scale"] == "smoke"
     assert 0 < rec["crossmatch/languages/mean_a1_min"] <= rec["crossmatch/languages/mean_a1_max"]
@@ -303,7 +311,33 @@ def test_notebook_smoke(run_notebook):
     assert rec["crossmatch/power/n_points"] > 0
     assert rec["crossmatch/full/max_N"] > 340                      # beyond the R package's exact limit
     assert all(v < -5 for v in rec["crossmatch/full/log10_p"].values())
-    assert rec["crossmatch/languages/missing"] == ["Maltese", "Swahili"]
+    assert rec["crossmatch/languages/missing"] == []
+    assert rec["crossmatch/n_per_sample"] == 100 and rec["crossmatch/drop_identical"] is True
+    t1, t2 = rec["crossmatch/languages/table1"], rec["crossmatch/languages/table2"]
+    assert len(t1) == len(t2) == 8 and all(0 <= v < 50.25 for v in list(t1.values()) + list(t2.values()))
+    assert t1["English-Maltese"] == t2["Maltese-English"]
+    o1, o2 = rec["crossmatch/languages/table1_one_source"], rec["crossmatch/languages/table2_one_source"]
+    assert set(o1) == set(t1) and set(o2) == set(t2) and o1["English-Maltese"] == o2["Maltese-English"]
+    assert o1 != t1                                                # a different draw of the words
+    readings = rec["crossmatch/languages/readings"]
+    assert set(readings) == {"100", "200"} and len(readings["100"]) == 15
+    assert np.mean([readings["200"][k] / max(readings["100"][k], 0.1) for k in readings["100"]]) > 1.2   # twice the pairs
+    assert readings["100"]["English-Swahili"] == t1["English-Swahili"]
+    ident = rec["crossmatch/languages/identical_strings"]
+    assert len(ident) == 18 and all(isinstance(v, int) and v >= 0 for v in ident.values()) and sum(ident.values()) > 0
+    assert set(rec["crossmatch/languages/identical_effect"]) == {"100", "200"}
+    assert rec["crossmatch/languages/closer_reading"] in (100, 200)
+    assert rec["crossmatch/models/reading_from_p"] == 100       # the paper's p-values need N = 200
+    gap = rec["crossmatch/models/log10_gap_by_reading"]
+    assert gap["100"] < gap["200"]
+    assert set(rec["crossmatch/languages/control"]) >= {"English-English (Tesseract)", "English-Maltese"}
+    assert rec["crossmatch/languages/sources"]["Maltese"].startswith("Debian tesseract-ocr-mlt")
+    first, last = rec["crossmatch/models/glove_losses"]
+    assert last < first
+    assert {"skip-gram - GloVe", "GloVe - GloVe 6B"} <= set(rec["crossmatch/models/table3_mean_p"])
+    verdicts = {c["key"]: c["verdict"] for c in rec["crossmatch/claims"]}
+    assert {"romance", "maltese-italian", "languages-differ", "methods-differ"} <= set(verdicts)
+    assert set(verdicts.values()) <= {"holds", "fails", "undecided"}
 
 
 # ---------------------------------------------------------------- ties: the matching must not see the labels
@@ -489,3 +523,139 @@ def test_argument_errors_name_the_argument():
     for call, error, message in cases:
         with pytest.raises(error, match=message):
             call()
+
+
+# ---------------------------------------------------------------- Debian word lists (Tables 1-2: Maltese, Swahili)
+def _need_debian(name):
+    "Skip unless the Debian package of the registered word list `name` is installed."
+    wl = _data.DEBIAN_WORD_LISTS[name]
+    if not sorted(Path("/").glob(wl.pattern.lstrip("/"))):
+        pytest.skip(f"Debian package {wl.package} not installed (apt-get install {wl.package})")
+
+
+def _squish(words):
+    "A squished DAWG (as a trie, not minimised) of `words` over their characters, and its unicharset (id 0 = space)."
+    chars = [" "] + sorted({c for w in words for c in w})
+    cid = {c: i for i, c in enumerate(chars)}
+    trie = {}
+    for w in words:
+        node = trie
+        for c in w: node = node.setdefault(c, {})
+        node[None] = True                                       # end of word
+    bits = int(np.ceil(np.log2(len(chars))))
+    edges, first, order = [], {}, [trie]
+    while order:                                                # nodes breadth first, the edges of a node contiguous
+        node = order.pop(0)
+        first[id(node)] = len(edges)
+        kids = sorted(k for k in node if k is not None)
+        edges.extend([None] * len(kids))
+        order.extend(node[k] for k in kids if any(x is not None for x in node[k]))
+    def fill(node):
+        kids = sorted(k for k in node if k is not None)
+        for j, k in enumerate(kids):
+            child = node[k]
+            has_kids = any(x is not None for x in child)
+            flags = (4 if None in child else 0) | (1 if j == len(kids) - 1 else 0)
+            edges[first[id(node)] + j] = cid[k] | flags << bits | (first[id(child)] if has_kids else 0) << (bits + 3)
+            if has_kids: fill(child)
+    fill(trie)
+    blob = np.array([42], "<i2").tobytes() + np.array([len(chars), len(edges)], "<i4").tobytes() + np.array(edges, "<u8").tobytes()
+    return blob, chars
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_squished_dawg_reader_on_random_word_sets(seed):
+    rng = np.random.default_rng(seed)
+    alphabet = list("abcħġżé'-") if seed % 2 else list("ab")
+    words = sorted({"".join(rng.choice(alphabet, size=int(rng.integers(1, 9)))) for _ in range(int(rng.integers(1, 400)))})
+    blob, chars = _squish(words)
+    got = _data.read_squished_dawg(blob, chars)
+    assert sorted(got) == words and len(got) == len(words)
+
+
+def test_squished_dawg_reader_rejects_other_files():
+    with pytest.raises(ValueError, match="magic number"):
+        _data.read_squished_dawg(np.array([7], "<i2").tobytes() + bytes(8), [])
+
+
+@pytest.mark.parametrize("name", ["tesseract-mlt", "tesseract-eng"])
+def test_tessdata_word_list_equals_dawg2wordlist(name, tmp_path):
+    """Our reader against Tesseract's own tools (combine_tessdata, dawg2wordlist from the tesseract-ocr package)."""
+    _need_debian(name)
+    if not (shutil.which("combine_tessdata") and shutil.which("dawg2wordlist")):
+        pytest.skip("Debian package tesseract-ocr not installed (apt-get install tesseract-ocr)")
+    path = _data.debian_file(name)
+    subprocess.run(["combine_tessdata", "-u", str(path), str(tmp_path / "x.")], check=True, capture_output=True)
+    subprocess.run(["dawg2wordlist", str(tmp_path / "x.lstm-unicharset"), str(tmp_path / "x.lstm-word-dawg"),
+                    str(tmp_path / "words.txt")], check=True, capture_output=True)
+    ref = (tmp_path / "words.txt").read_text("utf-8").split("\n")[:-1]
+    assert _data.debian_word_list(name) == ref and len(ref) > 100_000
+
+
+def test_hunspell_swahili_list():
+    _need_debian("hunspell-sw")
+    words = _data.debian_word_list("hunspell-sw")
+    lines = Path("/usr/share/hunspell/sw_TZ.dic").read_text("latin-1").splitlines()
+    assert len(words) == int(lines[0]) == len(lines) - 1
+    assert "kitabu" in words and not any("/" in w for w in words)
+
+
+def test_missing_or_changed_debian_file(monkeypatch):
+    wl = _data.DEBIAN_WORD_LISTS["hunspell-sw"]
+    monkeypatch.setitem(_data.DEBIAN_WORD_LISTS, "hunspell-sw", _data.DebianWordList(wl.package, "/nonexistent/sw_TZ.dic",
+                                                                                     wl.sha256, wl.format))
+    with pytest.raises(FileNotFoundError, match=r"apt-get install hunspell-sw"):
+        _data.debian_word_list("hunspell-sw")
+    monkeypatch.undo()
+    _need_debian("hunspell-sw")
+    monkeypatch.setitem(_data.DEBIAN_WORD_LISTS, "hunspell-sw", _data.DebianWordList(wl.package, wl.pattern, "0" * 64, wl.format))
+    with pytest.raises(ValueError, match="checksum mismatch"):
+        _data.debian_word_list("hunspell-sw")
+    with pytest.raises(ValueError, match="unknown Debian word list"):
+        _data.debian_word_list("hunspell-xx")
+
+
+# ---------------------------------------------------------------- GloVe on the corpus (Table 3)
+def _naive_cooccurrence(sentences, words, window):
+    "GloVe's cooccur, literally: per line, out-of-vocabulary tokens skipped, each left context at distance k adds 1/k both ways."
+    index = {w: i for i, w in enumerate(words)}
+    X = np.zeros((len(words), len(words)))
+    for s in sentences:
+        ids = [index[w] for w in s if w in index]
+        for j, w2 in enumerate(ids):
+            for k in range(max(0, j - window), j):
+                X[ids[k], w2] += 1.0 / (j - k)
+                X[w2, ids[k]] += 1.0 / (j - k)
+    return X
+
+
+@pytest.mark.parametrize("window,min_count,max_vocab", [(1, 1, None), (3, 2, None), (5, 1, 7), (10, 3, 4)])
+def test_glove_cooccurrence_matches_the_naive_loop(window, min_count, max_vocab):
+    from collections import Counter
+    from embeval_nb.embeddings import glove_cooccurrence
+    rng = np.random.default_rng(window)
+    vocab = [f"w{i}" for i in range(12)]
+    sentences = [list(rng.choice(vocab, size=int(rng.integers(0, 15)), p=np.arange(12, 0, -1) / 78)) for _ in range(40)]
+    words, X = glove_cooccurrence(sentences, window=window, min_count=min_count, max_vocab=max_vocab)
+    counts = Counter(w for s in sentences for w in s)
+    expected = sorted((w for w in counts if counts[w] >= min_count), key=lambda w: (-counts[w], w))[:max_vocab]
+    assert words == expected
+    np.testing.assert_allclose(X.toarray(), _naive_cooccurrence(sentences, words, window), rtol=1e-12)
+    np.testing.assert_array_equal(X.toarray(), X.toarray().T)
+
+
+def test_train_glove_is_seeded_and_fits():
+    from embeval_nb.embeddings import glove_cooccurrence, train_glove
+    rng = np.random.default_rng(3)
+    topics = [[f"a{i}" for i in range(6)], [f"b{i}" for i in range(6)]]
+    sentences = [list(rng.choice(topics[t % 2], size=8)) for t in range(200)]
+    g = train_glove(sentences, vector_size=6, min_count=1, epochs=200, x_max=10, seed=4)
+    assert np.array_equal(g.vectors, train_glove(sentences, vector_size=6, min_count=1, epochs=200, x_max=10, seed=4).vectors)
+    assert g.words == glove_cooccurrence(sentences, min_count=1)[0] and g.vectors.dtype == np.float32
+    assert np.all(np.diff(g.losses) <= 1e-9 * g.losses[0]) and g.losses[-1] < 0.05 * g.losses[0]
+    U = g.vectors / np.linalg.norm(g.vectors, axis=1, keepdims=True)
+    same = np.array([[w[0] == v[0] for v in g.words] for w in g.words])
+    C = U @ U.T
+    assert C[same & ~np.eye(len(C), dtype=bool)].mean() > C[~same].mean() + 0.5      # words of one topic end up together
+    with pytest.raises(ValueError, match="window"):
+        train_glove(sentences, window=0)
