@@ -22,9 +22,9 @@ from .data import dataset, locate, wordnet_lexicon
 # %% auto #0
 __all__ = ['SELF_LOOPS', 'METHODS', 'SOLVERS', 'SIMILARITY_SCALES', 'SIMILARITY_METRICS', 'vocab_index', 'lexicon_graph',
            'retrofit', 'fixed_point_system', 'retrofit_fixed_point', 'is_plain_term', 'clean_lexicon', 'wordnet_plus',
-           'wordnet_synsets', 'lexicon_groups', 'lexicon_words', 'resource_statistics', 'similarity_metrics',
-           'SimilarityResult', 'evaluate_similarity', 'bootstrap_similarity', 'percentile_interval',
-           'mse_decomposition', 'recalibrate']
+           'wordnet_synsets', 'lexicon_groups', 'lexicon_words', 'resource_statistics', 'lexicon_text_graph',
+           'read_lexicon_graph', 'similarity_metrics', 'SimilarityResult', 'evaluate_similarity',
+           'bootstrap_similarity', 'percentile_interval', 'mse_decomposition', 'recalibrate']
 
 # %% ../nbs/retrofit_impl.ipynb #c005
 @contextmanager
@@ -69,6 +69,12 @@ def _rows_of(index: Mapping, words: Sequence[str]) -> np.ndarray:
     "`(len(words),)` int64 rows of `words` in `index`, -1 for a word it lacks."
     return np.fromiter(map(index.get, words, repeat(-1)), dtype=np.int64, count=len(words))
 
+def _links_graph(rows: np.ndarray, cols: np.ndarray, V: int) -> sp.csr_matrix:
+    "`(V, V)` 0/1 CSR graph with a 1 at each `(rows[k], cols[k])` (a repeated pair counted once)."
+    links = np.sort(rows * V + cols)                          # each (head, neighbour) once, sorted
+    links = links[np.concatenate([[True], links[1:] != links[:-1]])] if len(links) else links
+    return sp.csr_matrix((np.ones(len(links)), (links // V, links % V)), shape=(V, V))
+
 def lexicon_graph(lexicon, vocab: Sequence[str] | Mapping, *, self_loops: str = "keep") -> sp.csr_matrix:
     "`(V, V)` 0/1 CSR graph: row i holds the in-vocabulary neighbours of `vocab[i]` in `lexicon`, each once."
     if self_loops not in SELF_LOOPS: raise ValueError(f"self_loops must be 'keep' or 'drop', got {self_loops!r}")
@@ -78,9 +84,7 @@ def lexicon_graph(lexicon, vocab: Sequence[str] | Mapping, *, self_loops: str = 
     rows = np.repeat(_rows_of(index, [h for h, _ in items]), counts)
     cols = _rows_of(index, list(chain.from_iterable(ns for _, ns in items)))
     keep = (rows >= 0) & (cols >= 0) & ((rows != cols) if self_loops == "drop" else True)
-    V = len(index)
-    links = np.unique(rows[keep] * V + cols[keep])           # each (head, neighbour) once, sorted
-    return sp.csr_matrix((np.ones(len(links)), (links // V, links % V)), shape=(V, V))
+    return _links_graph(rows[keep], cols[keep], len(index))
 
 # %% ../nbs/retrofit_impl.ipynb #c010
 def _as_graph(lexicon, vocab, V: int, self_loops: str) -> sp.csr_matrix:
@@ -103,32 +107,32 @@ def _check_alpha(alpha) -> float:
 
 # %% ../nbs/retrofit_impl.ipynb #c013
 @jit
-def _row_update(out, Q, Q0, indptr, indices, i, alpha):
-    "out (d,) <- (alpha n_i Q0[i] + sum of Q[j] over the neighbours j of row i) / ((1 + alpha) n_i); n_i > 0."
+def _row_sum(acc, Q, Q0, indptr, indices, i, alpha):
+    "acc (d,) <- alpha n_i Q0[i] + the sum of Q[j] over the neighbours j of row i; returns the divisor (1 + alpha) n_i."
     n = indptr[i + 1] - indptr[i]
     w = alpha * n
-    for t in range(out.shape[0]): out[t] = w * Q0[i, t]
+    for t in range(acc.shape[0]): acc[t] = w * Q0[i, t]
     for p in range(indptr[i], indptr[i + 1]):
         j = indices[p]
-        for t in range(out.shape[0]): out[t] += Q[j, t]
-    s = (1.0 + alpha) * n
-    for t in range(out.shape[0]): out[t] /= s
+        for t in range(acc.shape[0]): acc[t] += Q[j, t]
+    return (1.0 + alpha) * n
 
 @jit
 def _inplace_sweeps(Q, Q0, indptr, indices, rows, n_iter, alpha):
     "`n_iter` Gauss-Seidel passes over `rows` (in that order), each row replaced as soon as it is updated."
-    new = np.empty(Q.shape[1])
+    acc = np.empty(Q.shape[1])
     for _ in range(n_iter):
         for i in rows:
-            _row_update(new, Q, Q0, indptr, indices, i, alpha)
-            Q[i] = new
+            s = _row_sum(acc, Q, Q0, indptr, indices, i, alpha)
+            for t in range(Q.shape[1]): Q[i, t] = acc[t] / s
 
 @jit(parallel=True)
 def _jacobi_sweep(Q_new, Q, Q0, indptr, indices, rows, alpha):
     "One Jacobi pass: Q_new[i] <- update of row i from Q, for every i in `rows` (in parallel)."
     for k in prange(rows.shape[0]):
         i = rows[k]
-        _row_update(Q_new[i], Q, Q0, indptr, indices, i, alpha)
+        s = _row_sum(Q_new[i], Q, Q0, indptr, indices, i, alpha)
+        for t in range(Q.shape[1]): Q_new[i, t] /= s
 
 # %% ../nbs/retrofit_impl.ipynb #c015
 METHODS = ("inplace", "jacobi")
@@ -150,7 +154,8 @@ def _visiting_order(order, A: sp.csr_matrix) -> np.ndarray:
 
 def _touched_rows(A: sp.csr_matrix, rows: np.ndarray) -> tuple[np.ndarray, sp.csr_matrix, np.ndarray]:
     "`(U, A_U, rows_U)`: the rows an update reads or writes, the graph among them, `rows` renumbered within U."
-    U = np.union1d(rows, A.indices).astype(np.int64)      # `rows` holds every row with neighbours
+    touched = np.zeros(A.shape[0], bool); touched[rows] = True; touched[A.indices] = True
+    U = np.flatnonzero(touched).astype(np.int64)          # `rows` holds every row with neighbours
     local = np.full(A.shape[0], -1, dtype=np.int64); local[U] = np.arange(len(U))
     A_U = A[U]
     A_U = sp.csr_matrix((A_U.data, local[A_U.indices], A_U.indptr), shape=(len(U), len(U)))
@@ -364,12 +369,14 @@ def wordnet_synsets(path=None, *, cache: bool = True) -> list[tuple[str, ...]]:
     locate("wordnet", path)
     return [tuple(g) for g in (_cached_groups(_wordnet_key("synsets"), build) if cache else build())]
 
+def _lexicon_text(name: str, path=None) -> str:
+    "The text of lexicon file `name` ('ppdb' or 'framenet'), decoded from UTF-8."
+    if name not in ("ppdb", "framenet"): raise ValueError(f"the lexicon files are 'ppdb' and 'framenet', got {name!r}")
+    return (locate(name, path) / next(iter(dataset(name).files))).read_bytes().decode("utf-8")
+
 def lexicon_groups(name: str, path=None) -> list[list[str]]:
     "The lines of lexicon file `name` ('ppdb' or 'framenet') as lower-cased word groups, head first, repeats kept."
-    if name not in ("ppdb", "framenet"): raise ValueError(f"lexicon_groups reads 'ppdb' or 'framenet', got {name!r}")
-    rel = next(iter(dataset(name).files))
-    text = (locate(name, path) / rel).read_text(encoding="utf-8")
-    return [words for words in (line.lower().split() for line in text.splitlines()) if words]
+    return [words for words in (line.lower().split() for line in _lexicon_text(name, path).splitlines()) if words]
 
 # %% ../nbs/retrofit_impl.ipynb #c038
 def lexicon_words(lexicon) -> set:
@@ -388,6 +395,161 @@ def resource_statistics(lexicon, groups: Iterable[Sequence[str]] | None = None, 
     return {**out, "groupings": sum(any(keep(w) for w in g) for g in groups)}
 
 # %% ../nbs/retrofit_impl.ipynb #c041
+# str.split's whitespace and str.splitlines' line breaks beyond ASCII (the ASCII ones are _is_space's bytes)
+_WIDE_LINE_BREAKS = "\x85\u2028\u2029"
+_WIDE_SPACES = "\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f\u3000"
+
+def _lexicon_bytes(text: str) -> np.ndarray:
+    "`text` lower-cased as UTF-8 bytes `(n,) uint8`, its non-ASCII line breaks made b'\\n' and other whitespace b' '."
+    text = text.lower()
+    for chars, ascii_ in ((_WIDE_LINE_BREAKS, "\n"), (_WIDE_SPACES, " ")):
+        for c in chars:
+            if c in text: text = text.replace(c, ascii_)
+    return np.frombuffer(text.encode("utf-8", "surrogatepass"), dtype=np.uint8)
+
+def _word_bytes(words: list) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    "`(buf, starts, ends)`: `words` as UTF-8 bytes `(m,) uint8`, word k being `buf[starts[k]:ends[k]]`."
+    buf = np.frombuffer("\n".join(words).encode("utf-8", "surrogatepass"), dtype=np.uint8)
+    breaks = np.flatnonzero(buf == 10)
+    if len(breaks) == len(words) - 1: return buf, np.concatenate([[0], breaks + 1]), np.append(breaks, len(buf))
+    parts = [w.encode("utf-8", "surrogatepass") for w in words]              # a word with a line break inside
+    lengths = np.fromiter(map(len, parts), dtype=np.int64, count=len(parts))
+    return np.frombuffer(b"".join(parts), dtype=np.uint8), np.cumsum(lengths) - lengths, np.cumsum(lengths)
+
+@jit
+def _hash_words(buf, starts, ends):
+    "`(n,) int64` 64-bit FNV-1a hashes of the words `buf[starts[k]:ends[k]]`."
+    out = np.empty(starts.shape[0], dtype=np.int64)
+    for k in range(starts.shape[0]):
+        h = np.uint64(14695981039346656037)
+        for p in range(starts[k], ends[k]): h = (h ^ np.uint64(buf[p])) * np.uint64(1099511628211)
+        out[k] = np.int64(h)
+    return out
+
+@jit
+def _is_space(b):
+    "Whether byte `b` is ASCII whitespace to `str.split`: \\t \\n \\v \\f \\r, \\x1c-\\x1f, space."
+    return b == 32 or 9 <= b <= 13 or 28 <= b <= 31
+
+@jit
+def _scan_tokens(buf):
+    "`(starts, ends, line)` `(n,)` of the tokens of `buf`; `line` numbers the lines with a token from 0."
+    cap = buf.shape[0] // 2 + 1
+    starts, ends, line = np.empty(cap, np.int64), np.empty(cap, np.int64), np.empty(cap, np.int64)
+    n, n_lines, new_line, p = 0, 0, True, 0
+    while p < buf.shape[0]:
+        if _is_space(buf[p]):
+            if 10 <= buf[p] <= 13 or 28 <= buf[p] <= 30: new_line = True      # str.splitlines' ASCII breaks
+            p += 1
+            continue
+        starts[n] = p
+        while p < buf.shape[0] and not _is_space(buf[p]): p += 1
+        if new_line: n_lines += 1; new_line = False
+        ends[n], line[n] = p, n_lines - 1
+        n += 1
+    return starts[:n], ends[:n], line[:n]
+
+@jit
+def _same_bytes(a, i, j, b, k, l):
+    "Whether `a[i:j] == b[k:l]`."
+    if j - i != l - k: return False
+    for t in range(j - i):
+        if a[i + t] != b[k + t]: return False
+    return True
+
+@jit
+def _match_words(th, tbuf, tstarts, tends, vh, vbuf, vstarts, vends):
+    "`(n,)` for each token (sorted hashes `th`), the position in the hash-sorted vocabulary of the equal word (-1: none)."
+    out = np.full(th.shape[0], -1, dtype=np.int64)
+    i = 0
+    for t in range(th.shape[0]):
+        while i < vh.shape[0] and vh[i] < th[t]: i += 1
+        j = i
+        while j < vh.shape[0] and vh[j] == th[t]:                   # almost always one word, or none
+            if _same_bytes(vbuf, vstarts[j], vends[j], tbuf, tstarts[t], tends[t]): out[t] = j; break
+            j += 1
+    return out
+
+@jit
+def _plain_ascii(buf, starts, ends):
+    "`(n,) int8` per word: 1 plain (no digit; a letter or '_'), 0 not plain, -1 non-ASCII (left to `is_plain_term`)."
+    out = np.empty(starts.shape[0], dtype=np.int8)
+    for k in range(starts.shape[0]):
+        digit, letter, wide = False, False, False
+        for p in range(starts[k], ends[k]):
+            b = buf[p]
+            wide |= b >= 128
+            digit |= 48 <= b <= 57
+            letter |= 65 <= b <= 90 or 97 <= b <= 122 or b == 95
+        out[k] = -1 if wide else (1 if letter and not digit else 0)
+    return out
+
+# %% ../nbs/retrofit_impl.ipynb #c042
+def _vocab_words(vocab) -> tuple[list, np.ndarray, int]:
+    "`(words, rows, V)`: the words of `vocab` (a sequence or a `{word: row}` dict), their rows, the number of rows."
+    if isinstance(vocab, Mapping):
+        words = [w for w in vocab if isinstance(w, str)]
+        return words, np.fromiter(map(vocab.__getitem__, words), dtype=np.int64, count=len(words)), len(vocab)
+    if not isinstance(vocab, (list, tuple)) or not set(map(type, vocab)) <= {str}:
+        return _vocab_words(vocab_index(vocab))                             # checked there, or an error
+    return list(vocab), np.arange(len(vocab)), len(vocab)
+
+def _has_repeats(words: list, vh: np.ndarray, order: np.ndarray) -> bool:
+    "Whether `words` repeats a word, given their sorted hashes `vh` (word `order[r]` has hash `vh[r]`)."
+    same = np.flatnonzero(vh[1:] == vh[:-1])                     # equal words have equal hashes, side by side
+    candidates = [words[k] for k in np.union1d(order[same], order[same + 1]).tolist()]
+    return len(set(candidates)) < len(candidates)
+
+def _token_words(text: str, words: list) -> tuple[np.ndarray, np.ndarray]:
+    "`(word, line)` `(n,)` of the tokens of `text`: the number of the equal word in `words` (-1: none), the line."
+    vbuf, vstarts, vends = _word_bytes(words)
+    vh = _hash_words(vbuf, vstarts, vends)
+    v_order = np.argsort(vh); vh = vh[v_order]
+    if _has_repeats(words, vh, v_order): vocab_index(words)                  # raises, naming the repeated word
+    tbuf = _lexicon_bytes(text)
+    tstarts, tends, line = _scan_tokens(tbuf)
+    th = _hash_words(tbuf, tstarts, tends)
+    t_order = np.argsort(th)
+    found = _match_words(th[t_order], tbuf, tstarts[t_order], tends[t_order], vh, vbuf, vstarts[v_order], vends[v_order])
+    word = np.empty_like(found)
+    word[t_order] = np.append(v_order, -1)[found]                            # found -1: none
+    return word, line
+
+def _plain_words(words: list) -> np.ndarray:
+    "`(len(words),) bool`: `is_plain_term` of each word (an ASCII word decided from its bytes)."
+    plain = _plain_ascii(*_word_bytes(words))
+    wide = np.flatnonzero(plain < 0)
+    plain[wide] = [is_plain_term(words[k]) for k in wide.tolist()]
+    return plain.astype(bool)
+
+def lexicon_text_graph(text: str, vocab: Sequence[str] | Mapping, *, clean: bool = True, merge_repeated: bool = False,
+                       self_loops: str = "keep") -> sp.csr_matrix:
+    "`(V, V)` graph of the lexicon text `text` (a head and its neighbours per line) over `vocab`, as `lexicon_graph` of its lines."
+    if self_loops not in SELF_LOOPS: raise ValueError(f"self_loops must be 'keep' or 'drop', got {self_loops!r}")
+    words, rows, V = _vocab_words(vocab)
+    word, line = _token_words(text, words)
+    first = np.ones(len(word), bool); first[1:] = line[1:] != line[:-1]      # the head of each line
+    seen = np.zeros(len(words) + 1, bool); seen[word] = True
+    ok = np.zeros(len(words) + 1, bool)                          # usable words; ok[-1]: not in the vocabulary
+    used = np.flatnonzero(seen[:-1])
+    ok[used] = _plain_words([words[k] for k in used.tolist()]) if clean else True
+    head = word[first]                                           # (lines,) the head of each line
+    kept = ok[head]
+    if not merge_repeated:                                       # a repeated head: its last line wins
+        last = np.full(len(words) + 1, -1); np.maximum.at(last, head, np.arange(len(head)))
+        kept &= last[head] == np.arange(len(head))
+    link = ~first & ok[word] & kept[line]
+    r, c = rows[head[line[link]]], rows[word[link]]
+    if self_loops == "drop": r, c = r[r != c], c[r != c]
+    return _links_graph(r, c, V)
+
+def read_lexicon_graph(name: str, vocab: Sequence[str] | Mapping, *, path=None, clean: bool = True,
+                       merge_repeated: bool = False, self_loops: str = "keep") -> sp.csr_matrix:
+    "`(V, V)` graph of lexicon file `name` ('ppdb' or 'framenet') over `vocab`: `lexicon_text_graph` of its text."
+    return lexicon_text_graph(_lexicon_text(name, path), vocab, clean=clean, merge_repeated=merge_repeated,
+                              self_loops=self_loops)
+
+# %% ../nbs/retrofit_impl.ipynb #c045
 SIMILARITY_SCALES = {"men": (0.0, 50.0), "mturk-771": (1.0, 5.0), "rw": (0.0, 10.0), "simlex-999": (0.0, 10.0)}
 SIMILARITY_METRICS = ("pearson", "spearman", "correlation", "rmse", "mae")
 
@@ -425,7 +587,7 @@ def _weighted_pearson(x, y, w):
         sxy += w[i] * u * v; sxx += w[i] * u * u; syy += w[i] * v * v
     return min(1.0, max(-1.0, sxy / np.sqrt(sxx * syy)))
 
-# %% ../nbs/retrofit_impl.ipynb #c042
+# %% ../nbs/retrofit_impl.ipynb #c046
 @jit
 def _weighted_metrics(out, p, h, w, p_sort, h_sort, rp, rh):
     "out (5,) <- pearson, spearman, harmonic mean, RMSE, MAE of predictions p against h, item i counted w[i] times."
@@ -450,7 +612,7 @@ def similarity_metrics(predicted, human) -> dict:
                       np.empty(len(p)), np.empty(len(p)))
     return dict(zip(SIMILARITY_METRICS, out.tolist()))
 
-# %% ../nbs/retrofit_impl.ipynb #c046
+# %% ../nbs/retrofit_impl.ipynb #c050
 @dataclass(frozen=True, eq=False)
 class SimilarityResult:
     "Scores of cosine similarities against human judgements on `n` word pairs (`kept` of the input pairs)."
@@ -496,7 +658,7 @@ def _cosines(E, rows1: np.ndarray, rows2: np.ndarray) -> np.ndarray:
     dot = (X * Y).sum(1)
     return np.divide(dot, nx * ny, out=np.zeros_like(dot), where=(nx > 0) & (ny > 0))
 
-# %% ../nbs/retrofit_impl.ipynb #c047
+# %% ../nbs/retrofit_impl.ipynb #c051
 def evaluate_similarity(E, vocab, pairs, scores, *, scale, missing: str = "zero", restrict_to=None) -> SimilarityResult:
     "Cosine similarities of `E : (V, d)` (row i is `vocab[i]`) on word `pairs` against human `scores` scaled from `scale`."
     if missing not in ("zero", "drop", "error"): raise ValueError(f"missing must be 'zero', 'drop' or 'error', got {missing!r}")
@@ -517,7 +679,7 @@ def evaluate_similarity(E, vocab, pairs, scores, *, scale, missing: str = "zero"
     return SimilarityResult(**m, coverage=float(found[kept].mean()) if kept.any() else np.nan, n=int(kept.sum()),
                             predicted=pred[kept], human=h[kept], found=found[kept], kept=kept)
 
-# %% ../nbs/retrofit_impl.ipynb #c051
+# %% ../nbs/retrofit_impl.ipynb #c055
 @jit(parallel=True)
 def _bootstrap_kernel(out, counts, P, h, masks, p_sorts, h_sort):
     "out (B, m, k, 5) <- metrics of predictions P (k, n) vs h (n,) under weights counts[b] * masks[s]."
@@ -551,7 +713,7 @@ def percentile_interval(estimate: float, replicates, level: float = 0.95) -> tup
     lo, hi = np.quantile(r, [(1 - level) / 2, (1 + level) / 2])
     return float(estimate), float(lo), float(hi)
 
-# %% ../nbs/retrofit_impl.ipynb #c055
+# %% ../nbs/retrofit_impl.ipynb #c059
 def mse_decomposition(predicted, human) -> dict:
     "MSE of `predicted` vs `human` `(n,)` and its mean, spread and correlation terms (they sum to the MSE)."
     p, h = (np.asarray(x, dtype=np.float64) for x in (predicted, human))

@@ -6,9 +6,10 @@ import scipy.sparse as sp
 from scipy.stats import pearsonr, spearmanr
 
 from embeval_nb.core import bootstrap_interval, paper_tables, paper_value
-from embeval_nb.retrofit import (SIMILARITY_METRICS, _faruqui_norm_word, _faruqui_read_lexicon, _faruqui_retrofit,
-                                 bootstrap_similarity, clean_lexicon, evaluate_similarity, is_plain_term,
-                                 lexicon_graph, lexicon_groups, lexicon_words, mse_decomposition, percentile_interval,
+from embeval_nb.retrofit import (METHODS, SIMILARITY_METRICS, _faruqui_norm_word, _faruqui_read_lexicon,
+                                 _faruqui_retrofit, bootstrap_similarity, clean_lexicon, evaluate_similarity,
+                                 is_plain_term, lexicon_graph, lexicon_groups, lexicon_text_graph, lexicon_words,
+                                 mse_decomposition, percentile_interval,
                                  recalibrate, resource_statistics, retrofit, retrofit_fixed_point, similarity_metrics,
                                  vocab_index)
 
@@ -360,6 +361,166 @@ def test_wordnet_plus():
     assert len(synsets) == 117659 and ("dog", "domestic_dog", "canis_familiaris") in synsets
     s = resource_statistics(wn, synsets)
     assert 146000 < s["terms"] < 147306 and 117000 < s["groupings"] <= 117659
+
+
+# --- a lexicon file straight to its graph --------------------------------------------------------------------
+
+def read_lines(text, merge_repeated=False):
+    "A plain-Python reading of a lexicon text, as load_lexicon reads a file (repeated head: last line, or merged)."
+    lexicon = {}
+    for line in text.splitlines():
+        words = line.lower().split()
+        if not words: continue
+        lexicon[words[0]] = (lexicon.get(words[0], []) + words[1:]) if merge_repeated else words[1:]
+    return lexicon
+
+
+def dictionary_graph(text, vocab, clean=True, merge_repeated=False, self_loops="keep"):
+    "The graph of the dictionary path: plain-Python reading, clean_lexicon, lexicon_graph."
+    lexicon = read_lines(text, merge_repeated)
+    return lexicon_graph(clean_lexicon(lexicon) if clean else lexicon, vocab, self_loops=self_loops)
+
+
+def assert_same_graph(A, B):
+    assert A.shape == B.shape
+    for k in ("indptr", "indices", "data"):
+        a, b = getattr(A, k), getattr(B, k)
+        assert a.dtype == b.dtype and np.array_equal(a, b), k
+
+
+FLAGS = [dict(clean=c, merge_repeated=m, self_loops=s) for c in (True, False) for m in (False, True) for s in ("keep", "drop")]
+
+EDGE_TEXT = ("Dog hound  DOG k9 canine \n\n  \n\t\ncat feline Cat\nDOG puppy hound\t\nlion\npuppy dog\n9/11 attack\n"
+             "b2b\u00a0trade -- o'clock\nΟΔΟΣ street ΟΔΟΣ\u2028café coffee\x85snake serpent\r\nlion cat\rbird fowl emu\x1c"
+             "owl\x1fbird İstanbul a_b\u3000٣\nstreet zzz yyy\npuppy\nΣ ǅ self-reliant\x0b\x0ctrade b2b\x1dhound\x1edog\x00\n"
+             "ﬁsh fish\u2029tab\tseparated\u2003words ½ _ \u00ad\nDOG   \n")
+EDGE_VOCAB = ["dog", "hound", "canine", "k9", "cat", "feline", "puppy", "lion", "b2b", "trade", "--", "o'clock",
+              "\u03bf\u03b4\u03bf\u03c2", "\u03bf\u03b4\u03bf\u03c3", "street", "café", "coffee", "snake", "serpent", "bird",
+              "fowl", "owl\x1fbird", "owl", "i\u0307stanbul", "istanbul", "a_b", "٣", "σ", "ǆ", "self-reliant",
+              "snake\nserpent", "dog\x00", "ﬁsh", "fish", "tab", "separated", "words", "½", "_", "\u00ad", "zzz "]
+
+
+@pytest.mark.parametrize("flags", FLAGS)
+def test_file_graph_equals_the_dictionary_path_on_edge_cases(flags):
+    "Repeated heads, self-loops, empty and blank lines, trailing spaces, Unicode whitespace and line breaks, final sigma."
+    assert_same_graph(lexicon_text_graph(EDGE_TEXT, EDGE_VOCAB, **flags), dictionary_graph(EDGE_TEXT, EDGE_VOCAB, **flags))
+    for vocab in (tuple(EDGE_VOCAB), vocab_index(EDGE_VOCAB), np.array(EDGE_VOCAB, dtype=object)):
+        assert_same_graph(lexicon_text_graph(EDGE_TEXT, vocab, **flags), dictionary_graph(EDGE_TEXT, EDGE_VOCAB, **flags))
+
+
+def test_file_graph_rules_by_hand():
+    A = lexicon_text_graph(EDGE_TEXT, EDGE_VOCAB)
+    row = lambda w: [EDGE_VOCAB[j] for j in A[EDGE_VOCAB.index(w)].indices]
+    assert row("dog") == []                                    # the last "dog" line lists nobody
+    assert row("cat") == ["cat", "feline"]                     # a self-loop counts (as in the reference code)
+    assert row("puppy") == [] and row("street") == []          # a bare last line; only out-of-vocabulary neighbours
+    assert row("lion") == ["cat"] and row("istanbul") == []    # "İstanbul" lower-cases to "i̇stanbul"
+    assert row("\u03bf\u03b4\u03bf\u03c2") == ["\u03bf\u03b4\u03bf\u03c2", "street"]   # final sigmas, as str.lower makes them
+    assert row("owl") == ["bird", "i\u0307stanbul", "a_b"]     # \x1f separates words, \u3000 too; "٣" is a digit
+    assert row("trade") == [] and row("hound") == []           # b2b has a digit; \x1d ends a line
+    assert lexicon_text_graph(EDGE_TEXT, EDGE_VOCAB, merge_repeated=True)[0].indices.tolist() == [0, 1, 2, 6]
+    assert row("ﬁsh") == ["fish"]                              # the ligature stays itself (lower() keeps it)
+    assert row("tab") == ["separated", "words", "½", "_"]      # "½" is \w but no \d digit; the soft hyphen is no \w
+
+
+def test_file_graph_on_random_texts():
+    "Random lines over a small vocabulary with random case, separators, repeats and out-of-vocabulary words."
+    rng = np.random.default_rng(5)
+    vocab = ["a", "b", "c", "dé", "e-f", "g_h", "i1", "..", "ΣΑΣ", "σας", "ς"]
+    pool = vocab + ["A", "B", "Dé", "ΣΑΣ", "zz", "9"]
+    seps, breaks = [" ", "  ", "\t", "\xa0", "\u3000", "\x1f"], ["\n", "\r\n", "\r", "\x0b", "\x1c", "\x85", "\u2028", "\n\n"]
+    links = 0
+    for _ in range(20):
+        lines = ["".join(str(rng.choice(seps)) * int(rng.integers(0, 2)) + str(w) + str(rng.choice(seps))
+                         for w in rng.choice(pool, int(rng.integers(0, 6)))) for _ in range(30)]
+        text = "".join(line + str(rng.choice(breaks)) for line in lines)
+        for flags in FLAGS[::3]:
+            A = lexicon_text_graph(text, vocab, **flags)
+            assert_same_graph(A, dictionary_graph(text, vocab, **flags))
+            links += A.nnz
+    assert links > 500
+
+
+def test_file_graph_on_ppdb_and_framenet_over_glove():
+    "The chapter's readings of the real files: PPDB (last line wins) and FrameNet (lines merged), cleaned."
+    from embeval_nb.data import load_lexicon
+    from embeval_nb.embeddings import load_glove
+    from embeval_nb.retrofit import read_lexicon_graph
+    words = list(load_glove().words)
+    A = read_lexicon_graph("ppdb", words)
+    assert_same_graph(A, lexicon_graph(clean_lexicon(load_lexicon("ppdb")), words))
+    assert A.nnz == 287999 and int((np.diff(A.indptr) > 0).sum()) == 65681
+    assert_same_graph(read_lexicon_graph("framenet", words, merge_repeated=True),
+                      lexicon_graph(clean_lexicon(load_lexicon("framenet", merge_repeated=True)), words))
+    from embeval_nb.retrofit import _lexicon_text
+    head, index = "\n".join(_lexicon_text("ppdb").splitlines()[:15000]), vocab_index(words)   # every flag on a part
+    for flags in FLAGS:
+        assert_same_graph(lexicon_text_graph(head, words, **flags), dictionary_graph(head, index, **flags))
+    with pytest.raises(ValueError, match="ppdb"): read_lexicon_graph("wordnet+", words)
+
+
+def test_file_graph_gives_bit_identical_vectors():
+    "Retrofitting from the file's graph and from the lexicon dict: the same arrays, in place and Jacobi."
+    E, words, _ = random_problem(3, V=60, d=5, n_heads=40)
+    text = "\n".join(" ".join(rng_words) for rng_words in np.random.default_rng(3).choice(words + ["oov"], (80, 6)))
+    A = lexicon_text_graph(text, words)
+    for method in METHODS:
+        assert np.array_equal(retrofit(E, words, A, method=method), retrofit(E, words, clean_lexicon(read_lines(text)), method=method))
+
+
+def test_file_graph_whitespace_is_pythons():
+    "The scanner's whitespace and line breaks are str.split's and str.splitlines', for every code point."
+    from embeval_nb.retrofit import _WIDE_LINE_BREAKS, _WIDE_SPACES, _scan_tokens
+    everything = "".join(map(chr, range(0x110000)))
+    space = "".join(chr(b) for b in [*range(9, 14), *range(28, 33)]) + _WIDE_SPACES + _WIDE_LINE_BREAKS
+    breaks = "".join(chr(b) for b in [*range(10, 14), 28, 29, 30]) + _WIDE_LINE_BREAKS
+    # each listed character splits, and the whole range loses exactly as many characters: no other one splits
+    assert all(len(("x" + c + "y").split()) == 2 for c in space) and len(everything) - len("".join(everything.split())) == len(space)
+    assert all(len(("x" + c + "y").splitlines()) == 2 for c in breaks)
+    assert len(everything) - len("".join(everything.splitlines())) == len(breaks)
+    assert len("".join(everything.split()).lower().split()) == 1             # lower() makes no whitespace ...
+    assert space.lower() == space                                            # ... and keeps it
+    for b in range(128):                                                     # the byte classes of the scanner
+        starts, _, line = _scan_tokens(np.frombuffer(b"x" + bytes([b]) + b"y", dtype=np.uint8))
+        assert len(starts) == len(("x" + chr(b) + "y").split()) and line[-1] + 1 == len(("x" + chr(b) + "y").splitlines())
+
+
+def test_file_graph_matching_survives_hash_collisions():
+    "Words are matched by their bytes: with every hash equal, the merge still finds each word, and repeats are found."
+    from embeval_nb.retrofit import _has_repeats, _match_words, _word_bytes
+    words = ["b", "a", "ab", "ba", "", "abc"]
+    tokens = ["ab", "x", "abc", "a", "b", "ba", "c"]
+    vbuf, vs, ve = _word_bytes(words)
+    tbuf, ts, te = _word_bytes(tokens)
+    found = _match_words(np.zeros(len(tokens), np.int64), tbuf, ts, te, np.zeros(len(words), np.int64), vbuf, vs, ve)
+    assert [words[k] if k >= 0 else None for k in found] == ["ab", None, "abc", "a", "b", "ba", None]
+    zeros = np.zeros(len(words), np.int64)
+    assert not _has_repeats(words, zeros, np.arange(len(words))) and _has_repeats(words + ["a"], np.zeros(7, np.int64), np.arange(7))
+
+
+def test_plain_words_from_bytes_are_is_plain_term():
+    from embeval_nb.retrofit import _plain_words
+    rng = np.random.default_rng(0)
+    chars = [chr(c) for c in range(1, 128)] + ["é", "٣", "½", "ǅ", "\u0307", "¡"]
+    words = chars + ["".join(rng.choice(chars, int(rng.integers(1, 5)))) for _ in range(3000)]
+    assert _plain_words(words).tolist() == [is_plain_term(w) for w in words]
+    assert _plain_words([]).shape == (0,)
+
+
+@pytest.mark.parametrize("call, error, match", [
+    (lambda: lexicon_text_graph("a b", ["a", "b", "a"]), ValueError, "'a' twice"),
+    (lambda: lexicon_text_graph("a b", ["a", 3]), TypeError, "vocab\\[1\\] is int"),
+    (lambda: lexicon_text_graph("a b", "ab"), TypeError, "not one string"),
+    (lambda: lexicon_text_graph("a b", ["a", "b"], self_loops="no"), ValueError, "self_loops"),
+])
+def test_file_graph_bad_input(call, error, match):
+    with pytest.raises(error, match=match): call()
+
+
+def test_file_graph_empty_cases():
+    assert lexicon_text_graph("", ["a"]).shape == (1, 1) and lexicon_text_graph(" \n\t\n", ["a"]).nnz == 0
+    assert lexicon_text_graph("a b", []).shape == (0, 0)
+    assert_same_graph(lexicon_text_graph("a a\nb\n", ["a", "b"]), dictionary_graph("a a\nb\n", ["a", "b"]))
 
 
 # --- the chapter's notebooks ---------------------------------------------------------------------------------
