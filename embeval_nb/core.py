@@ -290,16 +290,19 @@ def bootstrap_interval(stat: Callable, *samples, n_boot: int = 2000, level: floa
             stats[r] = stat(*(s[idx] for s in samples))
         else:
             stats[r] = stat(*(s[rng.integers(0, len(s), len(s))] for s in samples))
-    lo, hi = np.quantile(stats, [(1 - level) / 2, (1 + level) / 2])
+    q = [(1 - level) / 2, (1 + level) / 2]
+    with np.errstate(invalid="ignore"): lo, hi = np.quantile(stats, q)
+    if not np.isnan(stats).any():   # between two infinite resamples linear interpolation gives nan: the lower one
+        lo, hi = np.where(np.isnan([lo, hi]), np.quantile(stats, q, method="lower"), [lo, hi])
     return float(stat(*samples)), float(lo), float(hi)
 
 # %% ../nbs/core.ipynb #c036
 VERDICTS = ("holds", "fails", "undecided")
 
 def interval_verdict(low: float, high: float, *, above: float = -np.inf, below: float = np.inf) -> str:
-    "'holds' if the interval [low, high] lies inside the claimed region (above, below), 'fails' if outside, else 'undecided'."
+    "'holds' if the interval [low, high] lies inside the claimed region (above, below), 'fails' if outside, else 'undecided'; an infinite end lies inside a side the region leaves open."
     if not low <= high: raise ValueError(f"interval must have low <= high, got [{low}, {high}]")
-    if above < low and high < below: return "holds"
+    if (above < low or above == -np.inf) and (high < below or below == np.inf): return "holds"
     if high <= above or low >= below: return "fails"
     return "undecided"
 

@@ -1018,9 +1018,13 @@ class WknnResult:
     predicted: np.ndarray           # (n_test,) the predicted label of every test document
     correct: np.ndarray             # (n_test,) bool: predicted == true label
 
-def _split(n: int, test_size: float, seed: int):
+def _split(n: int, test_size: float, seed: int, n_validation: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    "(fit, validation) positions of `train_test_split(range(n))`; at most `n_validation` validation positions (a seeded subset, order kept)."
     from sklearn.model_selection import train_test_split
-    return train_test_split(np.arange(n), test_size=test_size, random_state=seed)
+    tr, va = train_test_split(np.arange(n), test_size=test_size, random_state=seed)
+    if n_validation is not None and check_int(n_validation, "n_validation", low=1) < len(va):
+        va = va[np.sort(np.random.default_rng(seed).permutation(len(va))[:n_validation])]
+    return tr, va
 
 def _labels(X_train, y_train, X_test, y_test) -> tuple[np.ndarray, np.ndarray]:
     "The label vectors, checked against the numbers of training and test documents."
@@ -1031,11 +1035,12 @@ def _labels(X_train, y_train, X_test, y_test) -> tuple[np.ndarray, np.ndarray]:
     if len(y_test) == 0: raise ValueError("X_test has no rows: there is nothing to classify")
     return y_train, y_test
 
-def evaluate_knn(neighbours: Callable, X_train, y_train, X_test, y_test, *, kmax: int = 19, seed: int = 0) -> KnnResult:
+def evaluate_knn(neighbours: Callable, X_train, y_train, X_test, y_test, *, kmax: int = 19, seed: int = 0,
+                 n_validation: int | None = None) -> KnnResult:
     "Test error (%) and predictions of kNN with k in 1..kmax chosen on an 80/20 split of the training set (first best)."
     kmax = check_int(kmax, "kmax", low=1)
     y_train, y_test = _labels(X_train, y_train, X_test, y_test)
-    tr, va = _split(len(y_train), 0.2, seed)
+    tr, va = _split(len(y_train), 0.2, seed, n_validation)
     _, idx = neighbours(X_train[va], X_train[tr], kmax)
     correct = [int((knn_predict(idx, y_train[tr], k) == y_train[va]).sum()) for k in range(1, kmax + 1)]
     k = 1 + int(np.argmax(correct))
@@ -1045,12 +1050,12 @@ def evaluate_knn(neighbours: Callable, X_train, y_train, X_test, y_test, *, kmax
                      tuple(100.0 * (1 - c / len(va)) for c in correct), predicted, predicted == y_test)
 
 def evaluate_wknn(neighbours: Callable, X_train, y_train, X_test, y_test, *, gammas=None, k: int = 19,
-                  seed: int = 0, stable: bool = False) -> WknnResult:
+                  seed: int = 0, stable: bool = False, n_validation: int | None = None) -> WknnResult:
     "Test error (%) and predictions of weighted kNN (k neighbours, weights exp(-d/gamma)), gamma chosen on a 70/30 split."
     gammas = (np.arange(20) + 1) / 200 if gammas is None else np.asarray(gammas, dtype=np.float64)
     k = check_int(k, "k", low=1)
     y_train, y_test = _labels(X_train, y_train, X_test, y_test)
-    tr, va = _split(len(y_train), 0.3, seed)
+    tr, va = _split(len(y_train), 0.3, seed, n_validation)
     dist, idx = neighbours(X_train[va], X_train[tr], k)
     correct = [int((wknn_predict(idx, dist, y_train[tr], g, stable=stable) == y_train[va]).sum()) for g in gammas]
     gamma = float(gammas[int(np.argmax(correct))])

@@ -213,6 +213,20 @@ def test_bootstrap_interval_paired_and_unpaired():
         bootstrap_interval(np.mean, np.array([]))
 
 
+def test_bootstrap_interval_with_infinite_resamples():
+    "A ratio whose denominator is 0 in some resamples is infinite there: the interval ends at inf, never at nan."
+    b = np.array([True] * 38 + [False] * 2); a = np.array([True] * 30 + [False] * 10)    # b wrong twice in 40
+    ratio = lambda u, v: np.mean(~u) / np.mean(~v) if np.mean(~v) > 0 else np.inf
+    est, lo, hi = bootstrap_interval(ratio, a, b)
+    assert est == 5.0 and np.isfinite(lo) and 1 < lo < 5 and hi == np.inf
+    assert interval_verdict(lo, hi, above=1) == "holds" and interval_verdict(lo, hi, above=1, below=10) == "undecided"
+    assert interval_verdict(-np.inf, -1.0, below=0) == "holds" and interval_verdict(-np.inf, np.inf, above=0) == "undecided"
+    _, lo, hi = bootstrap_interval(lambda u: np.inf if u.mean() > 0.5 else u.mean(), np.array([1.0] * 39 + [0.0]))
+    assert lo == hi == np.inf
+    with pytest.raises(ValueError, match="low <= high"):          # an undefined statistic stays an error
+        interval_verdict(*bootstrap_interval(lambda u: np.nan, np.ones(5))[1:], above=0)
+
+
 @pytest.mark.parametrize("low,high,kw,expected", [
     (0.1, 0.2, dict(above=0), "holds"), (-0.2, -0.1, dict(above=0), "fails"), (-0.1, 0.1, dict(above=0), "undecided"),
     (0.0, 0.1, dict(above=0), "undecided"), (-0.1, 0.0, dict(above=0), "fails"),

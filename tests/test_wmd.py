@@ -306,6 +306,30 @@ def test_evaluate_knn_matches_reference_protocol():
         np.testing.assert_array_equal(res.correct, res.predicted == yte)
 
 
+def test_evaluate_with_fewer_validation_documents():
+    "n_validation classifies a seeded, nested subset of the validation part against the whole fitting part."
+    from sklearn.model_selection import train_test_split
+    rng = np.random.default_rng(12)
+    Xtr = sp.csr_matrix(rng.poisson(0.7, (200, 20)) + np.eye(20)[rng.integers(0, 20, 200)])
+    ytr = (np.asarray(Xtr[:, :4].sum(1)).ravel() > 2).astype(int) + rng.integers(0, 2, 200)
+    Xte, yte = Xtr[:30], ytr[:30]
+    fit, va = train_test_split(np.arange(200), test_size=0.2, random_state=0)
+    chosen = va[np.sort(np.random.default_rng(0).permutation(len(va))[:15])]     # the documented subset
+    D = bow_distances(Xtr, Xtr, norm="l1", metric="l1")
+    order = np.argsort(D[chosen][:, fit], 1, kind="stable")
+    errs = [100 * np.mean(knn_predict(order, ytr[fit], k) != ytr[chosen]) for k in range(1, 20)]
+    res = evaluate_knn(bow_neighbours("l1", "l1"), Xtr, ytr, Xte, yte, n_validation=15)
+    np.testing.assert_allclose(res.validation_error, errs)
+    assert res.k == 1 + int(np.argmin(errs))
+    full = evaluate_knn(bow_neighbours("l1", "l1"), Xtr, ytr, Xte, yte)
+    assert evaluate_knn(bow_neighbours("l1", "l1"), Xtr, ytr, Xte, yte, n_validation=40).validation_error == full.validation_error
+    w = evaluate_wknn(bow_neighbours("l1", "l1"), Xtr, ytr, Xte, yte, n_validation=10)
+    assert len(w.validation_error) == 20 and all(v in np.arange(0, 101, 10) for v in np.round(w.validation_error, 9))
+    for bad, err in ((0, ValueError), (2.5, TypeError), ("3", TypeError)):
+        with pytest.raises(err, match="n_validation"):
+            evaluate_knn(bow_neighbours("l1", "l1"), Xtr, ytr, Xte, yte, n_validation=bad)
+
+
 def test_evaluate_wknn_and_wmd_neighbours(knn_data):
     X, E = knn_data
     y = np.arange(X.shape[0]) % 3

@@ -1,15 +1,26 @@
-"""Smoke runs of the wmd chapter's notebooks through papermill, asserting on the numbers they record.
+"""Smoke runs of the wmd chapter's notebooks through papermill, asserting on the numbers they record; the book
+build's handling of the chapter's per-data-set pages; the README block of claims made from the records.
 
 The runs go through the shared `run_notebook` fixture with the parameters of the smoke book build, so the
 book test reuses them instead of running the notebooks again."""
+import json
+
 import numpy as np
 import pytest
 
+import book  # scripts/book.py (tests/conftest.py puts scripts/ on the path)
+import readme_claims
 from embeval_nb.core import paper_tables, paper_value
 
 TABLE2_ROWS = ["BOW (L1/L1)", "TF-IDF (L1/L1)", "WMD", "WMD-TF-IDF", "BOW (None/L2)", "BOW (None/L1)",
                "TF-IDF (None/L2)", "TF-IDF (None/L1)", "BOW (L1/L2)", "BOW (L2/L1)", "BOW (L2/L2)",
                "TF-IDF (L1/L2)", "TF-IDF (L2/L1)", "TF-IDF (L2/L2)"]
+CLAIMS = ["bow-l1l1-best", "tfidf-l1l1-best", "normalising-helps", "normalisation-beats-ot", "tfidf-vs-bow",
+          "mismatched-norms-worse", "wmd-vs-bow", "wmd-bow-comparable", "wmd-gain-below-60", "wmd-tfidf-vs-wmd",
+          "clean-wmd-vs-bow", "clean-gap-narrows", "clean-bow-l1l1-best", "all-words-no-gain-bow",
+          "all-words-no-gain-tf-idf", "wknn-beats-knn-bow", "wknn-beats-knn-wmd", "wknn-gain-vs-wmd-gain", "5d-worse",
+          "cost-hardly-matters", "unnormalised-cost-worse", "travel-full-d", "travel-5d-spread", "rho-full-d",
+          "rho-5d-weaker"]
 
 
 @pytest.fixture(scope="session")
@@ -18,10 +29,27 @@ def smoke(run_notebook):
     return run_notebook("wmd", scale="smoke", dataset="reuters")
 
 
+@pytest.fixture(scope="session")
+def smoke_runs(run_notebook, smoke):
+    "Every data set of the smoke book build's sweep, run (reuters first)."
+    return {v: run_notebook("wmd", scale="smoke", dataset=v) for v in book.SMOKE_SWEEPS["wmd"][1]}
+
+
+@pytest.fixture(scope="session")
+def tables(run_notebook, smoke_runs):
+    "wmd_tables as the smoke book runs it, after every data set of its sweep."
+    return run_notebook("wmd_tables", scale="smoke")
+
+
+def wrong(row_record) -> np.ndarray:
+    return np.array([c == "0" for c in row_record["correct"]])
+
+
 def test_smoke_setup(smoke):
     s = smoke["wmd/setup"]
     assert (s["dataset"], s["scale"], s["splits_run"]) == ("reuters", "smoke", 1)
-    assert s["n_train"] == [100] and s["n_test"] == [50] and s["test_total"] == [2189]
+    assert s["n_train"] == [100] and s["train_total"] == [5485] and s["n_test"] == [50] and s["test_total"] == [2189]
+    assert s["n_test_ablation"] == [50]
 
 
 def test_table1_duplicates(smoke):
@@ -34,30 +62,53 @@ def test_table1_duplicates(smoke):
     assert t1["pairs with different labels"] <= t1["duplicate pairs"]
 
 
-def test_table2_rows_and_errors(smoke):
+def test_table2_rows_errors_and_intervals(smoke):
+    from scipy.stats import binomtest
     t2 = smoke["wmd/table2"]
     assert set(t2) == set(TABLE2_ROWS)
     for row, v in t2.items():
         assert len(v["errors"]) == 1 and 0 <= v["mean"] <= 100 and v["std"] == 0
         assert np.isclose(v["mean"] / 2, round(v["mean"] / 2))       # 50 test documents: multiples of 2 %
         assert 1 <= v["hyper"][0] <= 19
+        assert v["n_test"] == 50 == len(v["correct"]) and v["n_errors"] == wrong(v).sum()
+        assert np.isclose(100 * v["n_errors"] / 50, v["mean"])
+        ci = binomtest(v["n_errors"], 50).proportion_ci(0.95, method="exact")   # Clopper-Pearson
+        assert np.allclose(v["interval"], [100 * ci.low, 100 * ci.high])
+        assert v["interval"][0] <= v["mean"] <= v["interval"][1]
     # even on 100 training documents, normalised BOW beats unnormalised TF-IDF
     assert t2["BOW (L1/L1)"]["mean"] < t2["TF-IDF (None/L1)"]["mean"]
 
 
-def test_clean_and_weighted_tables(smoke):
-    assert set(smoke["wmd/table3"]) == {"BOW (L1/L1)", "TF-IDF (L1/L1)", "WMD", "WMD-TF-IDF"}
-    assert smoke["wmd/clean"]["dropped"] > 0 and smoke["wmd/clean"]["n_test"][0] <= 50
+def test_clean_tables(smoke):
+    t7, t3 = smoke["wmd/table7"], smoke["wmd/table3"]
+    assert set(t7) == set(TABLE2_ROWS) and list(t3) == ["BOW (L1/L1)", "TF-IDF (L1/L1)", "WMD", "WMD-TF-IDF"]
+    assert all(t3[r] == t7[r] for r in t3)                          # Table 3 is the first four rows of Table 7
+    clean = smoke["wmd/clean"]
+    assert clean["dropped"] > 0 and clean["n_test"][0] <= 50 and len(clean["positions"]) == clean["n_test"][0]
+    assert len(set(clean["positions"])) == len(clean["positions"]) and max(clean["positions"]) < 50
+    assert all(v["n_test"] == clean["n_test"][0] for v in t7.values())
+
+
+def test_all_words_tables(smoke):
+    for key in ("wmd/table4", "wmd/table5"):
+        assert set(smoke[key]) == {"BOW (L1/L1)", "TF-IDF (L1/L1)"}
+    assert smoke["wmd/table4"]["BOW (L1/L1)"]["n_test"] == 50
+    assert smoke["wmd/table5"]["BOW (L1/L1)"]["n_test"] == smoke["wmd/clean"]["n_test"][0]
+
+
+def test_weighted_table(smoke):
     assert set(smoke["wmd/table6"]) == {"BOW (L1/L1/wkNN)", "TF-IDF (L1/L1/wkNN)", "WMD (wkNN)", "WMD-TF-IDF (wkNN)"}
     for v in smoke["wmd/table6"].values():
         assert 0 <= v["mean"] <= 100 and 0.005 <= v["hyper"][0] <= 0.1
 
 
 def test_low_dim_and_cost_ablation(smoke):
-    assert smoke["wmd/table8"]["WMD"] == smoke["wmd/table2"]["WMD"]
+    assert smoke["wmd/table8"]["WMD"] == smoke["wmd/table2"]["WMD"]     # the ablation documents are the 50 test documents
     assert 0 <= smoke["wmd/table8"]["WMD (5 dim)"]["mean"] <= 100
-    assert set(smoke["wmd/table9"]) == {"WMD (L2/L2)", "WMD (L2/L1)", "WMD (L1/L2)", "WMD (L1/L1)"}
+    assert set(smoke["wmd/table9"]) == {"WMD (L2/L2)", "WMD (L2/L1)", "WMD (L1/L2)", "WMD (L1/L1)", "WMD (None/L2)",
+                                        "WMD (None/L1)"}
     assert smoke["wmd/table9"]["WMD (L2/L2)"] == smoke["wmd/table2"]["WMD"]
+    assert smoke["wmd/ablation_setup"]["positions"] == list(range(50))
 
 
 def test_figures(smoke):
@@ -74,9 +125,9 @@ def test_every_record_key_is_in_the_chapter(smoke):
 
 
 def test_claims_recorded(smoke):
-    "The 21 claims, each with the paper's number, ours, a verdict and the test that reached it."
+    "Every claim, each with the paper's number, ours, a verdict and the test that reached it."
     claims = smoke["wmd/claims"]
-    assert len(claims) == 21 and len({c["key"] for c in claims}) == 21
+    assert sorted(c["key"] for c in claims) == sorted(CLAIMS)
     for c in claims:
         assert c["verdict"] in ("holds", "fails", "undecided") and c["statement"] and c["paper"] and c["ours"]
         assert c["test"].startswith(("exact McNemar", "paired bootstrap")) and "95% interval" in c["test"]
@@ -86,16 +137,66 @@ def test_claims_recorded(smoke):
     assert "on 50 paired items" in by_key["wmd-vs-bow"]["test"]                   # the 50 smoke test documents
 
 
-def test_tables_notebook_assembles_the_records(smoke, run_notebook):
-    "wmd_tables (as the smoke book runs it) reads wmd-reuters.json and names the six data sets not run."
-    rec = run_notebook("wmd_tables", scale="smoke")
-    assert rec["wmd/tables/datasets"]["present"] == ["reuters"] and len(rec["wmd/tables/datasets"]["missing"]) == 6
+def test_five_fold_smoke_run_has_appendix_b(smoke_runs):
+    five = {d: r for d, r in smoke_runs.items() if r["wmd/setup"]["splits_available"] == 5}
+    for d, r in five.items():
+        b = r["wmd/appendixB"]
+        assert set(b) >= {"BOW (L1/L1)", "TF-IDF (L1/L1)"}
+        for v in b.values():
+            assert len(v["errors"]) == 5 and np.allclose(v["errors"], 100 * np.array(v["n_errors"]) / np.array(v["n_test"]))
+        assert "split-spread-doubles" in {c["key"] for c in r["wmd/claims"]}
+    for d, r in smoke_runs.items():
+        if d not in five: assert "wmd/appendixB" not in r
+
+
+def test_theory_notebook_records_the_obama_example(run_notebook):
+    from embeval_nb.embeddings import load_glove
+    rec = run_notebook("wmd_theory")["wmd/obama"]
+    wv = load_glove()
+    v = dict(zip(["obama", "president", "band"], wv.lookup(["obama", "president", "band"], normalize=True)[0].astype(float)))
+    assert np.isclose(rec["obama - president"], np.linalg.norm(v["obama"] - v["president"]))
+    assert np.isclose(rec["2 WMD(obama greets, band greets)"], rec["obama - band"])
+    assert rec["2 WMD(obama greets, band greets)"] < rec["2 WMD(obama greets, president speaks)"]   # the paper's point
+
+
+# --- the cross-data-set page ---------------------------------------------------------------------------------
+
+def test_tables_notebook_assembles_the_records(smoke, smoke_runs, tables):
+    present = tables["wmd/tables/datasets"]["present"]
+    assert sorted(present) == sorted(smoke_runs) and len(tables["wmd/tables/datasets"]["missing"]) == 7 - len(present)
     ours = smoke["wmd/table2"]
-    assert rec["wmd/tables/table2_means"]["reuters"]["WMD"] == ours["WMD"]["mean"]
-    assert rec["wmd/tables/table2_rel"]["ours"]["BOW (L1/L1)"] == 1.0
-    assert np.isclose(rec["wmd/tables/table2_rel"]["ours"]["WMD"], ours["WMD"]["mean"] / ours["BOW (L1/L1)"]["mean"])
-    assert np.isclose(rec["wmd/tables/table2_rel"]["paper_same_datasets"]["WMD"], 4.0 / 5.7)
-    assert rec["wmd/tables/table3_means"]["reuters"]["WMD"] == smoke["wmd/table3"]["WMD"]["mean"]
+    assert tables["wmd/tables/table2_means"]["reuters"]["WMD"] == ours["WMD"]["mean"]
+    assert tables["wmd/tables/table2_rel"]["ours"]["BOW (L1/L1)"] == 1.0
+    expect = np.mean([r["wmd/table2"]["WMD"]["mean"] / r["wmd/table2"]["BOW (L1/L1)"]["mean"] for r in smoke_runs.values()])
+    assert np.isclose(tables["wmd/tables/table2_rel"]["ours"]["WMD"], expect)
+    paper = paper_tables("wmd")["table2"]
+    expect_paper = np.mean([paper_value(paper.loc["WMD", d]) / paper_value(paper.loc["BOW (L1/L1)", d]) for d in present])
+    assert np.isclose(tables["wmd/tables/table2_rel"]["paper_same_datasets"]["WMD"], expect_paper)
+    assert tables["wmd/tables/table7_means"]["reuters"]["WMD"] == smoke["wmd/table7"]["WMD"]["mean"]
+    for key in ("table4", "table5", "table6", "table8", "table9"):
+        assert tables[f"wmd/tables/{key}_means"]["reuters"]
+
+
+def test_claims_across_data_sets_match_the_grid(smoke_runs, tables):
+    grid, across = tables["wmd/tables/grid"], {c["key"]: c for c in tables["wmd/tables/claims"]}
+    assert set(across) == set(grid) and set(across) >= set(CLAIMS)
+    for key, row in grid.items():
+        per_set = [c["verdict"] for r in smoke_runs.values() for c in r["wmd/claims"] if c["key"] == key]
+        assert sorted(v for v in row.values() if v != "-") == sorted(per_set)
+        n = {v: per_set.count(v) for v in ("holds", "fails", "undecided")}
+        assert across[key]["ours"].startswith(f'{n["holds"]} of {len(per_set)} data sets hold, {n["fails"]} fail')
+        if "[on every data set]" in across[key]["statement"]:         # every data set: the per-set verdicts decide
+            expected = "fails" if n["fails"] else "holds" if n["holds"] == len(per_set) else "undecided"
+            assert across[key]["verdict"] == expected, key
+        if "[on average over the data sets]" in across[key]["statement"]:
+            assert "stratified paired bootstrap" in across[key]["test"]
+            assert across[key]["verdict"] == across[key]["test"].rsplit("pooled verdict ", 1)[1]
+    # the pooled statistic at the observed documents is the paper's rel. computed from the recorded errors
+    wmd_bow = across["wmd-vs-bow"]["test"].split("rel. WMD (below 1: fewer errors than BOW (L1/L1)) = ")[1].split(",")[0]
+    assert np.isclose(float(wmd_bow), tables["wmd/tables/table2_rel"]["ours"]["WMD"], atol=5e-4)
+    text = tables["wmd/tables/conclusions"]
+    f = [c["verdict"] for c in across.values()]
+    assert f"{f.count('holds')} of the paper's {len(f)} claims hold, {f.count('fails')} fail" in text
 
 
 def test_tables_notebook_without_any_records(run_notebook):
@@ -103,17 +204,81 @@ def test_tables_notebook_without_any_records(run_notebook):
     assert rec["wmd/tables/datasets"]["present"] == [] and len(rec["wmd/tables/datasets"]["missing"]) == 7
 
 
-def test_theory_notebook_runs(run_notebook):
-    run_notebook("wmd_theory")
+def test_readme_block_is_made_from_the_records(tables, tmp_path):
+    records = book.records_dir("smoke")
+    text = "intro\n" + readme_claims.START + "\nSTALE-BLOCK\n" + readme_claims.END + "\nrest\n"
+    readme = tmp_path / "README.md"; readme.write_text(text)
+    assert readme_claims.main(["--records", str(records), "--readme", str(readme), "--check"]) == 1
+    assert readme_claims.main(["--records", str(records), "--readme", str(readme)]) == 0
+    new = readme.read_text()
+    assert new.startswith("intro\n") and new.endswith("\nrest\n") and "STALE-BLOCK" not in new
+    assert readme_claims.main(["--records", str(records), "--readme", str(readme), "--check"]) == 0
+    for c in tables["wmd/tables/claims"]:
+        assert f"| {c['statement']} | **{c['verdict']}** |" in new
 
+
+# --- the book build's per-data-set pages ---------------------------------------------------------------------
+
+def test_every_data_set_is_a_page_of_the_toc():
+    pages = book.toc_pages()
+    sweep = book.sweep_pages()
+    assert set(sweep) <= set(pages) and sweep["wmd"] == ("wmd", book.SWEEPS["wmd"][1][0])
+    assert [v for _, v in sweep.values()] == book.SWEEPS["wmd"][1]
+    assert "wmd" in book.toc_notebooks() and not set(sweep) - {"wmd"} & set(book.toc_notebooks())
+    assert pages.index("wmd_tables") < pages.index("wmd")
+    assert book.SMOKE_SWEEPS["wmd"][1][0] == book.SWEEPS["wmd"][1][0]     # the page `wmd` exists in every build
+    assert [book.page_of("wmd", s, p) for s, p in book.runs("wmd", "book")] == list(sweep)
+
+
+def test_staged_toc_keeps_only_the_pages_of_this_build():
+    toc = book.staged_toc(set(book.toc_notebooks()) | {"wmd-20news"})
+    files = [e["file"] for e in book._toc_entries(toc)]
+    assert "nbs/wmd" in files and "nbs/wmd-20news" in files and "nbs/wmd-amazon" not in files
+    entry = next(e for e in book._toc_entries(toc) if e["file"] == "nbs/wmd-20news")
+    assert entry["title"] == "WMD on 20 Newsgroups"
+
+
+def test_pages_show_the_parameters_they_ran_with():
+    nb = {"cells": [{"cell_type": "markdown", "metadata": {}, "source": "# Title\n\ntext"},
+                    {"cell_type": "code", "metadata": {"tags": ["parameters"]},
+                     "source": 'dataset = "reuters"   # which data set\nscale = "book"\nseed = 0'},
+                    {"cell_type": "code", "metadata": {"tags": ["injected-parameters"]},
+                     "source": '# Parameters\ndataset = "20news"\nscale = "smoke"\n'}]}
+    out = book.retitle(book.hide_injected_parameters(json.loads(json.dumps(nb))), "WMD on 20 Newsgroups")
+    assert out["cells"][1]["source"] == 'dataset = "20news"   # which data set\nscale = "smoke"\nseed = 0'
+    assert "remove-cell" in out["cells"][2]["metadata"]["tags"]
+    assert out["cells"][0]["source"] == "# WMD on 20 Newsgroups\n\ntext"
+
+
+def test_further_sweep_pages_get_their_own_figure_labels():
+    "Sphinx wants each label once in the book: a further run's figure names and references gain its suffix."
+    fig = lambda name: {"mystnb": {"figure": {"caption": "c", "name": name}}}
+    nb = {"cells": [{"cell_type": "markdown", "metadata": {}, "source": "{numref}`fig-a` and `fig-ab`, `fig-other`, fig-a"},
+                    {"cell_type": "code", "metadata": fig("fig-a"), "source": "plot()  # `fig-a` in code stays"},
+                    {"cell_type": "code", "metadata": fig("fig-ab"), "source": ""}]}
+    out = book.relabel(json.loads(json.dumps(nb)), "-20news")
+    assert out["cells"][0]["source"] == "{numref}`fig-a-20news` and `fig-ab-20news`, `fig-other`, fig-a"
+    assert [c["metadata"].get("mystnb", {}).get("figure", {}).get("name") for c in out["cells"]] == [None, "fig-a-20news", "fig-ab-20news"]
+    assert out["cells"][1]["source"] == nb["cells"][1]["source"]
+    plain = {"cells": [{"cell_type": "markdown", "metadata": {}, "source": "`x`"}]}
+    assert book.relabel(json.loads(json.dumps(plain)), "-s") == plain
 
 
 def test_paper_numbers():
     "The paper's tables as the chapter reads them: every row of ours has the paper's number beside it."
     t = paper_tables("wmd")
-    assert sorted(t) == ["table1", "table2", "table3", "table6", "table8", "table9"]
-    assert list(t["table2"].index) == TABLE2_ROWS and list(t["table2"].columns)[-1] == "rel"
+    assert sorted(t) == ["figure5", "obama", "table1", "table2", "table3", "table4", "table5", "table6", "table7",
+                         "table8", "table9"]
+    assert list(t["table2"].index) == TABLE2_ROWS and list(t["table7"].index) == TABLE2_ROWS
+    assert list(t["table2"].columns)[-1] == "rel"
     assert paper_value(t["table2"].loc["WMD", "reuters"]) == 4.0 and paper_value(t["table2"].loc["WMD", "bbcsport"]) == 5.1
     assert t["table1"].loc["documents", "reuters"] == "7674" and paper_value(t["table9"].loc["WMD (L1/L1)", "reuters"]) == 4.2
-    for name in ("table2", "table3", "table6", "table8", "table9"):
+    assert (t["table7"].loc[list(t["table3"].index)] == t["table3"]).all().all()    # Table 3 = the top of Table 7
+    assert paper_value(t["figure5"].loc["full-d", "reuters"]) == 0.979 and paper_value(t["obama"].loc["obama - band", "paper"]) == 1.342
+    for name in ("table2", "table3", "table4", "table5", "table6", "table7", "table8", "table9", "figure5"):
         assert t[name].drop(columns="rel", errors="ignore").map(paper_value).notna().all().all()
+
+
+def test_readme_has_the_block():
+    text = (book.ROOT / "README.md").read_text()
+    assert text.count(readme_claims.START) == 1 and text.count(readme_claims.END) == 1

@@ -1,0 +1,108 @@
+"""Write the wmd chapter's claims and verdicts into README.md from what the book recorded, so the two cannot differ.
+
+    python scripts/readme_claims.py            # after `make book`: rewrite the marked block of README.md
+    python scripts/readme_claims.py --check    # exit 1 if the README's block is not what the records say
+
+The block sits between the markers START and END in README.md. It is made from the records of the cross-data-set
+page (`wmd_tables.json`: every claim's verdict across the data sets and the per-data-set grid) and of each data
+set's run (`wmd-<dataset>.json`: the verdict counts), all in the records folder of the book build.
+"""
+from __future__ import annotations
+
+import argparse, json, os, sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+START, END = "<!-- wmd-claims:start (scripts/readme_claims.py writes this block) -->", "<!-- wmd-claims:end -->"
+VERDICTS = ("holds", "fails", "undecided")
+
+
+def default_records() -> Path:
+    return Path(os.environ.get("EMBEVAL_BUILD_DIR", ROOT / "_build")) / "records"
+
+
+def block(records: Path) -> str:
+    "The README block: the verdict counts per data set, then every claim with its verdict across the data sets."
+    tables = records / "wmd_tables.json"
+    if not tables.is_file(): raise FileNotFoundError(f"{tables} is missing: build the book first (make book)")
+    rec = json.loads(tables.read_text())
+    claims, grid, present = rec["wmd/tables/claims"], rec["wmd/tables/grid"], rec["wmd/tables/datasets"]["present"]
+    scales = {}
+    per_set = []
+    for d in present:
+        run = _run(d, records)
+        scales[d] = run["wmd/setup"]["scale"]
+        n = {v: sum(c["verdict"] == v for c in run["wmd/claims"]) for v in VERDICTS}
+        per_set.append(f"{d} {n['holds']} / {n['fails']} / {n['undecided']}")
+    total = {v: sum(c["verdict"] == v for c in claims) for v in VERDICTS}
+    lines = [START, "| data set | splits | training docs | test docs | BOW (L1/L1) error % (paper) | WMD error % (paper) | minutes |",
+             "|---|---|---|---|---|---|---|"]
+    for d in present:
+        lines.append(run_row(d, records))
+    lines += ["", "Error: ours (the paper's, 300-d word2vec) [exact 95% interval over the test documents]."]
+    lines += ["",
+             f"Claims and verdicts as the book shows them ({', '.join(sorted(set(scales.values())))} scale, "
+             f"{len(present)} data sets). Per data set, holds / fails / undecided: {'; '.join(per_set)}. "
+             f"Across the data sets {total['holds']} of the paper's {len(claims)} claims hold, {total['fails']} fail and "
+             f"{total['undecided']} are undecided (a claim about the average over data sets by a pooled stratified "
+             "bootstrap, a claim about every data set by the per-data-set verdicts):",
+             "",
+             "| claim | across the data sets | " + " | ".join(present) + " |",
+             "|---|---|" + "---|" * len(present)]
+    for c in claims:
+        cells = [grid[c["key"]].get(d, "-") for d in present]
+        lines.append(f"| {c['statement']} | **{c['verdict']}** | " + " | ".join(cells) + " |")
+    lines.append(END)
+    return "\n".join(lines)
+
+
+def _run(d: str, records: Path) -> dict:
+    "The records of data set `d`'s run."
+    for p in sorted(records.glob("wmd*.json")):
+        rec = json.loads(p.read_text())
+        if rec.get("wmd/setup", {}).get("dataset") == d: return rec
+    raise FileNotFoundError(f"no record of a wmd run on {d} in {records}")
+
+
+def run_row(d: str, records: Path) -> str:
+    "One line of the README's table of runs: sizes, the two headline errors with the paper's and their intervals, minutes."
+    from embeval_nb.core import paper_tables
+    rec, paper = _run(d, records), paper_tables("wmd")["table2"]
+    s = rec["wmd/setup"]
+    cell = lambda row: (f'{rec["wmd/table2"][row]["mean"]:.1f} ({paper.loc[row, d]}) '
+                        f'[{rec["wmd/table2"][row]["interval"][0]:.1f}, {rec["wmd/table2"][row]["interval"][1]:.1f}]')
+    return (f'| {d} | {s["splits_run"]} of {s["splits_available"]} | {s["n_train"][0]} of {s["train_total"][0]} | '
+            f'{s["n_test"][0]} of {s["test_total"][0]} | {cell("BOW (L1/L1)")} | {cell("WMD")} | '
+            f'{rec["wmd/timings"]["total"] / 60:.1f} |')
+
+
+def rewrite(text: str, new_block: str) -> str:
+    "README text with its marked block replaced by `new_block`."
+    if START not in text or END not in text:
+        raise ValueError(f"README.md has no block between {START!r} and {END!r}")
+    head, rest = text.split(START, 1)
+    return head + new_block + rest.split(END, 1)[1]
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--check", action="store_true", help="only check that README.md says what the records say")
+    ap.add_argument("--records", type=Path, default=None, help="records folder (default: _build/records)")
+    ap.add_argument("--readme", type=Path, default=ROOT / "README.md")
+    a = ap.parse_args(argv)
+    text = a.readme.read_text()
+    new = rewrite(text, block(a.records or default_records()))
+    if a.check:
+        if new != text:
+            print(f"{a.readme}: the wmd claims block differs from the book's records; run scripts/readme_claims.py",
+                  file=sys.stderr)
+            return 1
+        print(f"{a.readme}: the wmd claims block matches the records")
+        return 0
+    a.readme.write_text(new)
+    print(f"{a.readme}: wmd claims block written")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
