@@ -17,7 +17,7 @@ __all__ = ['METRICS', 'VERDICTS', 'make_rng', 'seed_everything', 'jit', 'set_pro
            'parallel_map', 'cache_dir', 'cache_key', 'save_array_atomic', 'cached_array', 'record_dir', 'record_file',
            'read_records', 'record', 'check_metric', 'as_points', 'normalize_rows', 'check_int', 'check_n_jobs',
            'power_of_two_scale', 'parse_paper_table', 'paper_tables', 'paper_value', 'PairedErrors', 'mcnemar_exact',
-           'bootstrap_interval', 'interval_verdict', 'Claim', 'Claims']
+           'proportion_interval', 'bootstrap_interval', 'interval_verdict', 'Claim', 'Claims']
 
 # %% ../nbs/core.ipynb #c005
 def make_rng(seed: int | np.random.Generator | None) -> np.random.Generator:
@@ -275,6 +275,14 @@ def mcnemar_exact(correct_a, correct_b, *, level: float = 0.95) -> PairedErrors:
                         n * (2 * lo - 1) / N, n * (2 * hi - 1) / N)
 
 # %% ../nbs/core.ipynb #c034
+def proportion_interval(k: int, n: int, *, level: float = 0.95) -> tuple[float, float]:
+    "`(low, high)`: the exact (Clopper-Pearson) interval of a proportion, `k` successes in `n` trials."
+    from scipy.stats import beta
+    n = check_int(n, "n", low=1); k = check_int(k, "k", low=0, high=n)
+    alpha = 1 - level
+    return (float(beta.ppf(alpha / 2, k, n - k + 1)) if k > 0 else 0.0,
+            float(beta.ppf(1 - alpha / 2, k + 1, n - k)) if k < n else 1.0)
+
 def bootstrap_interval(stat: Callable, *samples, n_boot: int = 2000, level: float = 0.95, seed: int = 0,
                        paired: bool = True) -> tuple[float, float, float]:
     "`(estimate, low, high)`: `stat(*samples)` and its percentile-bootstrap interval (items resampled alike if `paired`)."

@@ -132,13 +132,12 @@ def relabel(nb: dict, suffix: str) -> dict:
     """Append `suffix` to every figure name the notebook defines (`mystnb.figure.name`) and to its references to them:
     each run of a sweep is a page of its own, and Sphinx wants every label once in the book."""
     import re
-    names = {c["metadata"]["mystnb"]["figure"]["name"] for c in nb["cells"]
-             if "name" in c.get("metadata", {}).get("mystnb", {}).get("figure", {})}
+    figures = [c.get("metadata", {}).get("mystnb", {}).get("figure", {}) for c in nb["cells"]]
+    names = {f["name"] for f in figures if "name" in f}
     if not names: return nb
     pattern = re.compile(r"`(" + "|".join(map(re.escape, sorted(names, key=len, reverse=True))) + r")`")
-    for cell in nb["cells"]:
-        figure = cell.get("metadata", {}).get("mystnb", {}).get("figure", {})
-        if figure.get("name") in names: figure["name"] += suffix
+    for cell, figure in zip(nb["cells"], figures):
+        if "name" in figure: figure["name"] += suffix
         if cell["cell_type"] == "markdown": cell["source"] = pattern.sub(lambda m: f"`{m[1]}{suffix}`", _source(cell))
     return nb
 
@@ -172,10 +171,13 @@ def stage(executed: dict[str, Path], dest: Path) -> Path:
     (dest / "_toc.yml").write_text(yaml.safe_dump(toc, sort_keys=False))
     titles = {Path(e["file"]).name: e["title"] for e in _toc_entries(toc) if "title" in e}
     shutil.copytree(ROOT / "_ext", dest / "_ext")
+    sweeps = sweep_pages()
     for page, path in executed.items():
         nb = hide_injected_parameters(json.loads(path.read_text()))
-        if page in sweep_pages() and page in titles: nb = retitle(nb, titles[page])
-        if page in sweep_pages() and page != sweep_pages()[page][0]: nb = relabel(nb, f"-{sweep_pages()[page][1]}")
+        if page in sweeps:
+            name, value = sweeps[page]
+            if page in titles: nb = retitle(nb, titles[page])
+            if page != name: nb = relabel(nb, f"-{value}")
         (dest / "nbs" / f"{page}.ipynb").write_text(json.dumps(nb))
     mathjax = ROOT / "node_modules" / "mathjax" / "es5"
     if not mathjax.is_dir():

@@ -107,7 +107,7 @@ def test_record_round_trip(tmp_path, monkeypatch):
 
 # --- points, metrics, normalisation -------------------------------------------------------------
 
-from embeval_nb.core import (Claims, PairedErrors, as_points, bootstrap_interval, check_metric,
+from embeval_nb.core import (Claims, PairedErrors, as_points, bootstrap_interval, check_metric, proportion_interval,
                              interval_verdict, mcnemar_exact, normalize_rows)
 
 
@@ -211,6 +211,18 @@ def test_bootstrap_interval_paired_and_unpaired():
         bootstrap_interval(np.mean, x, y[:10])
     with pytest.raises(ValueError, match="non-empty"):
         bootstrap_interval(np.mean, np.array([]))
+
+
+def test_proportion_interval_is_scipys_exact_interval():
+    from scipy.stats import binomtest
+    for k, n in [(0, 1), (1, 1), (0, 50), (3, 50), (50, 50), (17, 2189), (1000, 2000), (np.int64(7), np.int64(40))]:
+        for level in (0.95, 0.9):
+            ci = binomtest(int(k), int(n)).proportion_ci(level, method="exact")
+            assert np.allclose(proportion_interval(k, n, level=level), (ci.low, ci.high), rtol=1e-9, atol=0)   # scipy finds the roots numerically
+    for k, n, err, match in [(5, 4, ValueError, "k must be"), (-1, 4, ValueError, "k must be"), (0, 0, ValueError, "n must be"),
+                             (1.0, 4, TypeError, "k must be an integer"), (1, "4", TypeError, "n must be an integer")]:
+        with pytest.raises(err, match=match):
+            proportion_interval(k, n)
 
 
 def test_bootstrap_interval_with_infinite_resamples():
