@@ -17,7 +17,7 @@ __all__ = ['METRICS', 'VERDICTS', 'make_rng', 'seed_everything', 'jit', 'set_pro
            'parallel_map', 'cache_dir', 'cache_key', 'save_array_atomic', 'cached_array', 'record_dir', 'record_file',
            'read_records', 'record', 'check_metric', 'as_points', 'normalize_rows', 'check_int', 'check_n_jobs',
            'power_of_two_scale', 'parse_paper_table', 'paper_tables', 'paper_value', 'PairedErrors', 'mcnemar_exact',
-           'proportion_interval', 'bootstrap_interval', 'interval_verdict', 'Claim', 'Claims']
+           'proportion_interval', 'bootstrap_interval', 'interval_verdict', 'combined_verdict', 'Claim', 'Claims']
 
 # %% ../nbs/core.ipynb #c005
 def make_rng(seed: int | np.random.Generator | None) -> np.random.Generator:
@@ -313,6 +313,17 @@ def interval_verdict(low: float, high: float, *, above: float = -np.inf, below: 
     if (above < low or above == -np.inf) and (high < below or below == np.inf): return "holds"
     if high <= above or low >= below: return "fails"
     return "undecided"
+
+def combined_verdict(verdicts: Iterable[str], *, scope: str = "every") -> str:
+    """One verdict for a claim made about several cases (data sets, metrics) from the verdict of each case.
+    `scope="every"`: fails if any case fails, holds if every case holds (and there is one), else undecided.
+    `scope="some"`: holds if any case holds, fails if every case fails (and there is one), else undecided."""
+    verdicts = list(verdicts)
+    if bad := [v for v in verdicts if v not in VERDICTS]: raise ValueError(f"verdicts must be in {VERDICTS}, got {bad[0]!r}")
+    if scope not in ("every", "some"): raise ValueError(f"scope must be 'every' or 'some', got {scope!r}")
+    hit, miss = ("fails", "holds") if scope == "every" else ("holds", "fails")
+    if hit in verdicts: return hit
+    return miss if verdicts and all(v == miss for v in verdicts) else "undecided"
 
 # %% ../nbs/core.ipynb #c038
 @dataclass

