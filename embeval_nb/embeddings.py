@@ -414,12 +414,16 @@ class _TokenEncoder(Encoder):
         return np.argsort([-n for n in lengths], kind="stable")
 
     def _encode_batch(self, texts, poolings):
-        states, mask = self.token_states(texts)
+        states, mask = self._states(texts)
         return [pool_tokens(states, mask, p) for p in poolings]
 
     def token_states(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
         "`(states (n, L, dim) float32, mask (n, L))` of `texts`, padded to the longest."
-        enc = self.tokenizer.encode_batch(_check_texts(texts))
+        return self._states(_check_texts(texts))
+
+    def _states(self, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        "`token_states` of texts already checked."
+        enc = self.tokenizer.encode_batch(texts)
         ids = np.array([e.ids for e in enc], dtype=np.int64)
         mask = np.array([e.attention_mask for e in enc], dtype=np.int64)
         return self._token_states(ids, mask), mask
