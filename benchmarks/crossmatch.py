@@ -2,12 +2,15 @@
 
     python benchmarks/crossmatch.py            # full run (networkx at N = 400 takes ~30 s)
     python benchmarks/crossmatch.py --quick    # N <= 1000, networkx only at N = 200, no N = 5000
+    python benchmarks/crossmatch.py --large    # ours alone at N = 20,000 and 50,000, time per step (~7 min)
 
 All tools solve the same problem: Euclidean distances of N points (two samples of N/2 in d = 50, the second
 shifted by 0.2), minimum total distance over perfect matchings. networkx gets the float distances
 (`min_weight_matching`); rustworkx needs integer weights, so it gets ours (C - round(d * 2^30 / d_max)) with
-`max_cardinality=True`, i.e. exactly our problem. Every total cost is checked against ours. One core: run with
-NUMBA_NUM_THREADS=1 OMP_NUM_THREADS=1 (set below before numpy is imported). Ratios are measured in this run.
+`max_cardinality=True`, i.e. exactly our problem. Every total cost is checked against ours. At the `--large`
+sizes the other tools would need the complete graph (1.25e9 edges at N = 50,000), so ours runs alone, and the
+time of each step is printed. One core: run with NUMBA_NUM_THREADS=1 OMP_NUM_THREADS=1 (set below before numpy
+is imported). Ratios are measured in this run.
 """
 import os
 import time
@@ -90,8 +93,44 @@ def main(quick=False):
     return rows
 
 
+PHASES = {"_max_distance_blocked": "largest distance", "_knn_edges": "kNN graph", "_solve": "solves",
+          "_violations": "certificate passes"}
+
+
+def timing_phases():
+    """Wrap the steps of min_weight_perfect_matching so that each call's time is recorded: {step: [seconds]}."""
+    import embeval_nb.crossmatch as cm
+    spent = {name: [] for name in PHASES}
+    for name in PHASES:
+        def wrapped(*args, _f=getattr(cm, name), _name=name, **kw):
+            out, t = timed(_f, *args, **kw)
+            spent[_name].append(t)
+            return out
+        setattr(cm, name, wrapped)
+    return spent
+
+
+def main_large(sizes=(20_000, 50_000)):
+    min_weight_perfect_matching(points(4000), method="sparse")        # compile (cached on disk afterwards)
+    spent = timing_phases()
+    for N in sizes:
+        Z = points(N)
+        for times in spent.values():
+            times.clear()
+        M, t = timed(min_weight_perfect_matching, Z, method="sparse")
+        print(f"N={N:6d}  ours sparse+certificate {t:8.1f} s ({t / 60:.1f} min, {M.rounds} solves, {M.n_edges} edges, "
+              f"certified {M.certified})", flush=True)
+        steps = []
+        for name, label in PHASES.items():
+            each = ", ".join(f"{x:.1f}" for x in spent[name])
+            steps.append(f"{label} {sum(spent[name]):.1f} s" + (f" ({each})" if len(spent[name]) > 1 else ""))
+        print("          " + "; ".join(steps), flush=True)
+
+
 if __name__ == "__main__":
     import argparse
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="N <= 1000, networkx only at N = 200 (about a minute)")
-    main(quick=ap.parse_args().quick)
+    ap.add_argument("--large", action="store_true", help="ours alone at N = 20,000 and 50,000, with the time of each step (about 7 minutes)")
+    args = ap.parse_args()
+    main_large() if args.large else main(quick=args.quick)

@@ -135,6 +135,59 @@ def _max_distance(X, metric):
                 dmax = d
     return dmax
 
+# %% ../nbs/crossmatch_impl.ipynb #c027b
+_BLOCK = 2 ** 23      # float64 entries in one block of approximate distances (64 MB)
+
+def _error_bounds(Z, code: int) -> tuple[np.ndarray, np.ndarray]:
+    "`(sq, e)`, both `(n,)`: squared row norms and per-row bounds, |approximate - `_pair_dist`| <= e[i] + e[j]."
+    d = Z.shape[1]
+    eta, tau = 64.0 * (d + 2) * np.finfo(np.float64).eps, (d + 2) * 2.0 ** -1070
+    sq = np.einsum("ij,ij->i", Z, Z)
+    if code == 2: return sq, np.full(len(Z), eta + tau)
+    return sq, (np.sqrt(eta * sq + tau) if code == 0 else eta * sq + tau)
+
+def _approx_distances(Z, code: int, sq, i0: int, i1: int, j0: int) -> np.ndarray:
+    "Distances of rows i0:i1 to rows j0: from one matrix product, `(i1 - i0, n - j0) float64` (metric code 0, 1 or 2)."
+    A = Z[i0:i1] @ Z[j0:].T
+    if code == 2:
+        np.subtract(1.0, A, out=A)
+    else:
+        A *= -2.0; A += sq[i0:i1, None]; A += sq[None, j0:]
+    np.maximum(A, 0.0, out=A)
+    if code == 0: np.sqrt(A, out=A)
+    return A
+
+def _row_blocks(n: int) -> list[tuple[int, int]]:
+    "Row ranges (i0, i1) whose blocks against all n rows hold at most `_BLOCK` entries."
+    step = max(1, _BLOCK // max(n, 1))
+    return [(i0, min(n, i0 + step)) for i0 in range(0, n, step)]
+
+@jit
+def _block_row_bounds(A, i0, e, lower, upper):
+    "Lower and upper bounds on the largest computed distance from each row i0.. of block A to the later rows."
+    for r in range(A.shape[0]):
+        i = i0 + r; lo = 0.0; hi = 0.0
+        for c in range(r + 1, A.shape[1]):
+            lo = max(lo, A[r, c] - e[i] - e[i0 + c]); hi = max(hi, A[r, c] + e[i] + e[i0 + c])
+        lower[i] = lo; upper[i] = hi
+
+@jit
+def _rows_max_distance(X, metric, rows):
+    "Largest `_pair_dist` between one of `rows` and a later row."
+    best = 0.0
+    for i in rows:
+        for j in range(i + 1, X.shape[0]):
+            best = max(best, _pair_dist(X, i, j, metric))
+    return best
+
+def _max_distance_blocked(Z, code: int) -> float:
+    "Exactly `_max_distance(Z, code)` (metric codes 0-2), from BLAS bounds and the exact loop on the rows that may hold it."
+    n = len(Z); sq, e = _error_bounds(Z, code)
+    lower = np.zeros(n); upper = np.zeros(n)
+    for i0, i1 in _row_blocks(n):
+        _block_row_bounds(_approx_distances(Z, code, sq, i0, i1, i0), i0, e, lower, upper)
+    return _rows_max_distance(Z, code, np.flatnonzero(upper * (1 + 1e-9) >= lower.max()))
+
 # %% ../nbs/crossmatch_impl.ipynb #c028
 @jit
 def _complete_edges(X, metric, scale, Q):
@@ -149,31 +202,63 @@ def _complete_edges(X, metric, scale, Q):
 
 # %% ../nbs/crossmatch_impl.ipynb #c030
 @jit
-def _knn_edges(X, metric, scale, k, Q):
-    "Edges from each row of X to its k nearest rows (quantised distances), symmetrised, duplicates removed."
+def _insert_neighbour(i, j, d, cnt, k, nb, nd):
+    "Put j at rounded distance d into row i of the sorted k-nearest table (ties: the earlier j first); the new count."
+    if cnt < k:
+        pos = cnt; cnt += 1
+    elif d < nd[i, k - 1]:
+        pos = k - 1
+    else:
+        return cnt
+    while pos > 0 and nd[i, pos - 1] > d:
+        nd[i, pos] = nd[i, pos - 1]; nb[i, pos] = nb[i, pos - 1]; pos -= 1
+    nd[i, pos] = d; nb[i, pos] = j
+    return cnt
+
+@jit
+def _knn_table(X, metric, scale, k, Q):
+    "Each row's k nearest rows by rounded distance, then index: `(nb, nd)`, both `(n, k) int64`."
     n = X.shape[0]
     nb = np.empty((n, k), np.int64); nd = np.empty((n, k), np.int64)
     for i in range(n):
         cnt = 0
         for j in range(n):
-            if j == i:
-                continue
-            d = _level(X, i, j, metric, scale, Q)
-            if cnt < k:
-                pos = cnt; cnt += 1
-            elif d < nd[i, k - 1]:
-                pos = k - 1
-            else:
-                continue
-            while pos > 0 and nd[i, pos - 1] > d:
-                nd[i, pos] = nd[i, pos - 1]; nb[i, pos] = nb[i, pos - 1]; pos -= 1
-            nd[i, pos] = d; nb[i, pos] = j
+            if j != i:
+                cnt = _insert_neighbour(i, j, _level(X, i, j, metric, scale, Q), cnt, k, nb, nd)
+    return nb, nd
+
+@jit
+def _block_knn(A, i0, kth, e, emax, slack, X, metric, scale, Q, nb, nd):
+    "Rows i0.. of the k-nearest table: the exact insertion, on the columns whose approximate distance may put them in it."
+    k = nb.shape[1]
+    for r in range(A.shape[0]):
+        i = i0 + r; cnt = 0
+        bound = (kth[r] + 2 * (e[i] + emax) + slack) * (1 + 1e-9)
+        for j in range(X.shape[0]):
+            if j != i and A[r, j] <= bound:
+                cnt = _insert_neighbour(i, j, _level(X, i, j, metric, scale, Q), cnt, k, nb, nd)
+
+def _knn_table_blocked(X, metric: int, scale: float, k: int, Q) -> tuple[np.ndarray, np.ndarray]:
+    "Exactly `_knn_table` (metric codes 0-2), the candidates of each row found from BLAS blocks."
+    n = len(X); sq, e = _error_bounds(X, metric)
+    slack = 1.0 / scale if scale > 0 else np.inf                     # one rounding level, in distance units
+    nb = np.empty((n, k), np.int64); nd = np.empty((n, k), np.int64)
+    for i0, i1 in _row_blocks(n):
+        A = _approx_distances(X, metric, sq, i0, i1, 0)
+        A[np.arange(i1 - i0), np.arange(i0, i1)] = np.inf
+        kth = np.partition(A, k - 1, axis=1)[:, k - 1]
+        _block_knn(A, i0, kth, e, float(e.max()), slack, X, metric, scale, Q, nb, nd)
+    return nb, nd
+
+@jit
+def _symmetric_edges(nb, nd):
+    "The undirected edges i-nb[i, t] of a k-nearest table with their rounded distances, duplicates removed, sorted."
+    n, k = nb.shape
     keys = np.empty(n * k, np.int64); qs = np.empty(n * k, np.int64)
     for i in range(n):
         for t in range(k):
             j = nb[i, t]
-            a = min(i, j); b = max(i, j)
-            keys[i * k + t] = a * n + b; qs[i * k + t] = nd[i, t]
+            keys[i * k + t] = min(i, j) * n + max(i, j); qs[i * k + t] = nd[i, t]
     order = np.argsort(keys, kind="mergesort")
     ei = np.empty(n * k, np.int64); ej = np.empty(n * k, np.int64); q = np.empty(n * k, np.int64)
     m = 0; last = -1
@@ -181,6 +266,11 @@ def _knn_edges(X, metric, scale, k, Q):
         if keys[t] != last:
             last = keys[t]; ei[m] = last // n; ej[m] = last % n; q[m] = qs[t]; m += 1
     return ei[:m].copy(), ej[:m].copy(), q[:m].copy()
+
+def _knn_edges(X, metric: int, scale: float, k: int, Q) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    "Edges from each row of X to its k nearest rows (quantised distances), symmetrised, duplicates removed."
+    blocked = Q.shape[0] == 0 and metric != 3                        # no matrix to read: BLAS finds the candidates
+    return _symmetric_edges(*(_knn_table_blocked if blocked else _knn_table)(X, metric, scale, k, Q))
 
 # %% ../nbs/crossmatch_impl.ipynb #c034
 class _Graph(NamedTuple):
@@ -726,8 +816,29 @@ def _feasible_start(g, s, njump, init_dual):
             dualvar[ej[k] if (ej[k] >= njump or warm) else ei[k]] += deficit
 
 @jit
+def _lower_single_duals(g, s):
+    "Lower each single vertex's dual by its least slack (one edge becomes tight); match it if that edge's end is single."
+    n, ei, ej, w, endpoint, nbptr, nbidx = g
+    mate, dualvar = s.mate, s.dualvar
+    nmatched = 0
+    for v in range(n):
+        if mate[v] != -1 or nbptr[v + 1] == nbptr[v]:
+            continue
+        least = dualvar[v] + dualvar[endpoint[nbidx[nbptr[v]]]] - 2 * w[nbidx[nbptr[v]] >> 1]
+        for idx in range(nbptr[v], nbptr[v + 1]):
+            p = nbidx[idx]
+            least = min(least, dualvar[v] + dualvar[endpoint[p]] - 2 * w[p >> 1])
+        dualvar[v] -= least
+        for idx in range(nbptr[v], nbptr[v + 1]):
+            p = nbidx[idx]; u = endpoint[p]
+            if u != v and mate[u] == -1 and dualvar[v] + dualvar[u] == 2 * w[p >> 1]:
+                mate[v] = p; mate[u] = p ^ 1; nmatched += 1
+                break
+    return nmatched
+
+@jit
 def _match_tight_edges(g, s, init_mate):
-    "Match the pairs of `init_mate` that are still tight, then tight edges greedily; make single duals even. Returns the count."
+    "Match the pairs of `init_mate` that are still tight, then tight edges greedily, then lower single duals; make single duals even. Returns the count."
     n, ei, ej, w, endpoint, nbptr, nbidx = g
     mate, dualvar = s.mate, s.dualvar
     nmatched = 0
@@ -745,6 +856,7 @@ def _match_tight_edges(g, s, init_mate):
         i = ei[k]; j = ej[k]
         if mate[i] == -1 and mate[j] == -1 and dualvar[i] + dualvar[j] == 2 * w[k]:
             mate[i] = 2 * k + 1; mate[j] = 2 * k; nmatched += 1
+    nmatched += _lower_single_duals(g, s)
     for v in range(n):                              # every single vertex starts with the same parity
         if mate[v] == -1 and dualvar[v] & 1:
             dualvar[v] += 1
@@ -864,6 +976,63 @@ def _check_duals(Z, metric, scale, C, nvert, dualvar, bparent, maxviol, vi, vj, 
             diff[lo[b]] = 0; diff[hi[b]] = 0; b = bparent[b]
     return nviol
 
+# %% ../nbs/crossmatch_impl.ipynb #c093b
+@jit
+def _shared_z(i, j, dualvar, bparent, pos, lo, hi):
+    "Sum of z over the blossoms that contain both i and j (i's blossoms whose interval holds j)."
+    zsum = 0; b = bparent[i]
+    while b != -1:
+        if lo[b] <= pos[j] < hi[b]:
+            zsum += dualvar[b]
+        b = bparent[b]
+    return zsum
+
+@jit
+def _ghost_violations(n, nvert, C, dualvar, bparent, pos, lo, hi, maxviol, vi, vj, zneg):
+    "Violated ghost pairs (i, n) if nvert > n, stored from 0; fills zneg[i], the sum of i's negative blossom duals."
+    nviol = 0
+    for i in range(n):
+        zn = 0; b = bparent[i]
+        while b != -1:
+            zn += min(0, dualvar[b]); b = bparent[b]
+        zneg[i] = zn
+        if nvert > n and dualvar[i] + dualvar[n] - 4 * C + 2 * _shared_z(i, n, dualvar, bparent, pos, lo, hi) < 0:
+            if nviol < maxviol:
+                vi[nviol] = i; vj[nviol] = n
+            nviol += 1
+    return nviol
+
+@jit
+def _block_violations(A, i0, Z, metric, scale, C, dualvar, zneg, e, bparent, pos, lo, hi, Q, maxviol, vi, vj, nviol):
+    "Violated pairs i < j among rows i0.. of block A (columns i0..), exact test where the approximate distance allows one."
+    for r in range(A.shape[0]):
+        i = i0 + r
+        base = 4 * C - dualvar[i] - 2 * zneg[i]
+        for c in range(r + 1, A.shape[1]):
+            j = i0 + c
+            t4 = base - dualvar[j]                      # a violation needs 4 q < t4
+            if t4 <= 0:
+                continue
+            if scale > 0 and A[r, c] > ((t4 - 1) // 4 + 0.5) / scale * (1 + 1e-9) + e[i] + e[j]:
+                continue
+            q = _level(Z, i, j, metric, scale, Q)
+            if dualvar[i] + dualvar[j] - 4 * (C - q) + 2 * _shared_z(i, j, dualvar, bparent, pos, lo, hi) < 0:
+                if nviol < maxviol:
+                    vi[nviol] = i; vj[nviol] = j
+                nviol += 1
+    return nviol
+
+def _check_duals_blocked(Z, metric: int, scale: float, C: int, nvert: int, dualvar, bparent, maxviol: int, vi, vj, Q) -> int:
+    "What `_check_duals` returns (metric codes 0-2; the stored pairs in another order), from BLAS blocks."
+    n = len(Z); sq, e = _error_bounds(Z, metric)
+    order, pos, lo, hi = _blossom_intervals(nvert, bparent)
+    zneg = np.zeros(n, np.int64)
+    nviol = _ghost_violations(n, nvert, C, dualvar, bparent, pos, lo, hi, maxviol, vi, vj, zneg)
+    for i0, i1 in _row_blocks(n):
+        nviol = _block_violations(_approx_distances(Z, metric, sq, i0, i1, i0), i0, Z, metric, scale, C, dualvar, zneg,
+                                  e, bparent, pos, lo, hi, Q, maxviol, vi, vj, nviol)
+    return nviol
+
 # %% ../nbs/crossmatch_impl.ipynb #c094
 @jit
 def _check_tight(Z, metric, scale, C, mate, dualvar, bparent, Q):
@@ -966,7 +1135,8 @@ def _violations(Z, code, scale, C, nvert, dualvar, bparent, Q):
     "The pairs (i, j) of the complete graph whose dual constraint fails (at most 20 N of them)."
     cap = 20 * nvert + 100
     vi = np.empty(cap, np.int64); vj = np.empty(cap, np.int64)
-    nv = _check_duals(Z, code, scale, C, nvert, dualvar, bparent, cap, vi, vj, Q)
+    check = _check_duals_blocked if (Q.shape[0] == 0 and code != 3) else _check_duals
+    nv = check(Z, code, scale, C, nvert, dualvar, bparent, cap, vi, vj, Q)
     return vi[:min(nv, cap)], vj[:min(nv, cap)]
 
 # %% ../nbs/crossmatch_impl.ipynb #c107
@@ -993,7 +1163,7 @@ def min_weight_perfect_matching(Z, *, metric: str = "euclidean", levels: int = 2
     if n <= _DENSE_MAX:             # one pass over the pairs, then every look-up is into Q
         D = _distance_matrix(Z, code); dmax = float(D.max())
     else:                           # too big to hold: distances are recomputed where needed
-        dmax = _max_distance(Z, code)
+        dmax = _max_distance(Z, code) if code == 3 else _max_distance_blocked(Z, code)
     scale = float(levels) / dmax if dmax > 0 else 0.0
     Q = _rounded(D, scale) if n <= _DENSE_MAX else np.zeros((0, 0), np.int64)
     C = int(levels) + 1; nvert = n + (n % 2)

@@ -13,9 +13,11 @@ import numpy as np
 import pytest
 
 from embeval_nb import data as _data
-from embeval_nb.crossmatch import (_check_duals, _complete_edges, _max_distance, _max_weight_matching,
-                                   crossmatch_null_logpmf, crossmatch_null_moments, crossmatch_null_pmf,
-                                   crossmatch_test, min_weight_perfect_matching, mmd_permutation_test)
+from embeval_nb.crossmatch import (_check_duals, _complete_edges, _feasible_start, _graph, _knn_edges, _knn_table,
+                                   _knn_table_blocked, _match_tight_edges, _max_distance, _max_distance_blocked,
+                                   _max_weight_matching, _new_state, _prepare, crossmatch_null_logpmf,
+                                   crossmatch_null_moments, crossmatch_null_pmf, crossmatch_test,
+                                   min_weight_perfect_matching, mmd_permutation_test)
 
 
 NOQ = np.zeros((0, 0), np.int64)     # kernels' "no precomputed distance matrix"
@@ -100,6 +102,106 @@ def test_blossom_kernel_matches_networkx_on_random_graphs(seed):
         assert (len(ours), sum(wt[p] for p in ours)) == _nx_weight(n, edges, maxcard)
 
 
+@pytest.mark.parametrize("seed", range(30))
+def test_jump_start_with_lowered_single_duals_matches_networkx(seed):
+    """Jump start (heaviest-edge duals, tight pairs, then each single dual lowered by its least slack) on complete
+    graphs of even order: the same maximum weight as networkx, duals feasible and matched edges tight after the start."""
+    rng = np.random.default_rng(100 + seed)
+    n = 2 * int(rng.integers(1, 16))
+    ei, ej = np.triu_indices(n, 1)
+    w = rng.integers(0, [5, 50, 10 ** 6][seed % 3], size=len(ei)) * (2 if seed % 2 else 1)
+    e = np.c_[ei, ej, w].astype(np.int64)
+    g = _graph(n, e[:, 0].copy(), e[:, 1].copy(), e[:, 2].copy())
+    s = _new_state(g)
+    _feasible_start(g, s, n, np.empty(0, np.int64))
+    matched = _match_tight_edges(g, s, np.empty(0, np.int64))
+    slack = s.dualvar[g.ei] + s.dualvar[g.ej] - 2 * g.w
+    assert (slack >= 0).all()
+    mate = s.mate[:n]
+    assert matched == (mate >= 0).sum() // 2 and all(slack[mate[v] >> 1] == 0 for v in range(n) if mate[v] >= 0)
+    got = _max_weight_matching(n, e[:, 0].copy(), e[:, 1].copy(), e[:, 2].copy(), True, n)[0]
+    assert (got >= 0).all() and (got[got] == np.arange(n)).all()
+    wt = {(a, b): x for a, b, x in e.tolist()}
+    assert (n // 2, sum(wt[(v, int(got[v]))] for v in range(n) if got[v] > v)) == _nx_weight(n, e.tolist(), True)
+
+
+def test_lowered_single_duals_match_more_than_mutual_neighbours():
+    """On a nearest-neighbour graph of random points, lowering single duals matches many more vertices before the
+    first stage than the mutual nearest neighbours alone."""
+    Z = np.random.default_rng(7).normal(size=(2000, 20))
+    scale = 2 ** 30 / _max_distance(Z, 0)
+    C = 2 ** 30 + 1
+    ei, ej, q = _knn_edges(Z, 0, scale, 10, NOQ)
+    g = _graph(2000, ei, ej, 2 * (C - q))
+    s = _new_state(g)
+    _feasible_start(g, s, 2000, np.empty(0, np.int64))
+    nn = np.full(2000, -1)
+    best = np.full(2000, -1)
+    for a, b, x in zip(ei, ej, q):                      # nearest neighbour of each vertex, ties to the first edge
+        for u, v in ((a, b), (b, a)):
+            if best[u] == -1 or x < best[u]:
+                best[u], nn[u] = x, v
+    mutual = int((nn[nn] == np.arange(2000)).sum() // 2)
+    assert _match_tight_edges(g, s, np.empty(0, np.int64)) > 1.5 * mutual
+
+
+# ---------------------------------------------------------------- all-pairs passes through matrix products
+def _blocked_inputs(code, factor, n=301, d=6, seed=0):
+    rng = np.random.default_rng(seed)
+    Z = rng.normal(size=(n, d))
+    Z[5] = Z[9] = Z[2]                                   # duplicates: tied distances
+    Z[20:40] = np.round(Z[20:40])                        # more ties
+    Z, _ = _prepare(Z * factor, code)
+    return Z
+
+
+@pytest.mark.parametrize("code", [0, 1, 2])
+@pytest.mark.parametrize("factor", [1.0, 1e-170, 1e200])
+def test_blocked_max_distance_and_neighbours_equal_the_loops(monkeypatch, code, factor):
+    """The BLAS-filtered passes return exactly what the pair-by-pair loops return, blocks of 7 rows and of all rows."""
+    import embeval_nb.crossmatch as cm
+    Z = _blocked_inputs(code, factor)
+    dmax = _max_distance(Z, code)
+    for block in (7 * len(Z), 2 ** 23):
+        monkeypatch.setattr(cm, "_BLOCK", block)
+        assert _max_distance_blocked(Z, code) == dmax
+        scale = 2 ** 30 / dmax
+        for k in (1, 10, len(Z) - 1):
+            a, b = _knn_table(Z, code, scale, k, NOQ), _knn_table_blocked(Z, code, scale, k, NOQ)
+            np.testing.assert_array_equal(a[0], b[0])
+            np.testing.assert_array_equal(a[1], b[1])
+
+
+@pytest.mark.parametrize("code", [0, 1, 2])
+@pytest.mark.parametrize("n", [300, 301])
+def test_blocked_certificate_counts_the_same_violations(monkeypatch, code, n):
+    """_check_duals_blocked finds the same violated pairs as _check_duals, for finished, perturbed and negative
+    blossom duals, ghost included for odd n."""
+    import embeval_nb.crossmatch as cm
+    monkeypatch.setattr(cm, "_BLOCK", 13 * n)
+    rng = np.random.default_rng(n + code)
+    Z = _blocked_inputs(code, 1.0, n=n, seed=code)
+    scale = 2 ** 30 / _max_distance(Z, code)
+    C = 2 ** 30 + 1
+    nvert = n + n % 2
+    ei, ej, q = _knn_edges(Z, code, scale, 5, NOQ)
+    mate, dual, bparent = cm._solve(Z, code, scale, C, ei, ej, q, nvert)
+    blossoms = np.flatnonzero(bparent[:nvert] >= 0)
+    assert len(blossoms) > 0
+    cases = [dual, dual.copy(), dual.copy()]
+    cases[1][:nvert] -= rng.integers(0, 2 ** 26, size=nvert)
+    cases[2][np.unique(bparent[blossoms])] = -rng.integers(0, 2 ** 24, size=len(np.unique(bparent[blossoms])))
+    for dv in cases:
+        cap = n * n
+        a = np.empty(cap, np.int64), np.empty(cap, np.int64)
+        b = np.empty(cap, np.int64), np.empty(cap, np.int64)
+        na = _check_duals(Z, code, scale, C, nvert, dv, bparent, cap, *a, NOQ)
+        nb = cm._check_duals_blocked(Z, code, scale, C, nvert, dv, bparent, cap, *b, NOQ)
+        assert na == nb
+        assert set(zip(a[0][:na].tolist(), a[1][:na].tolist())) == set(zip(b[0][:nb].tolist(), b[1][:nb].tolist()))
+    assert na > 0
+
+
 # ---------------------------------------------------------------- matching vs networkx
 def _nx_min_cost(D, ghost=False):
     N = len(D)
@@ -153,7 +255,7 @@ def test_other_metrics_match_networkx(metric):
     assert abs(D[mt.pairs[:, 0], mt.pairs[:, 1]].sum() - _nx_min_cost(D)) < 1e-6
 
 
-@pytest.mark.parametrize("N,metric", [(301, "euclidean"), (240, "cosine")])
+@pytest.mark.parametrize("N,metric", [(301, "euclidean"), (240, "cosine"), (260, "sqeuclidean")])
 def test_on_the_fly_distances_give_the_same_matching(monkeypatch, N, metric):
     """Above _DENSE_MAX the kernels recompute distances instead of reading the matrix: same certified cost."""
     import embeval_nb.crossmatch as cm
