@@ -52,12 +52,15 @@ _FAST = {"nsz", "arcp", "contract", "reassoc"}   # vectorised sums and minima; i
 @jit(fastmath=_FAST)
 def _row_distances(G, i, X, Y, xsq, ysq, r0, c0, code, out):
     "Row i of the document distances of the Gram block G = X[r0:] @ Y[c0:].T, written to out : (b2,)."
-    xi = xsq[r0 + i]
+    xi = xsq[r0 + i]; near = False
     for j in range(out.shape[0]):
-        out[j] = xi + ysq[c0 + j] - 2.0 * G[i, j]
-    for j in range(out.shape[0]):
-        if out[j] < _NEAR * (xi + ysq[c0 + j]):             # cancellation (or a duplicate): from the coordinates
-            out[j] = _exact_squared(X, Y, r0 + i, c0 + j)
+        t = xi + ysq[c0 + j]
+        out[j] = t - 2.0 * G[i, j]
+        near |= out[j] < _NEAR * t
+    if near:                                                # cancellation (or a duplicate): from the coordinates
+        for j in range(out.shape[0]):
+            if out[j] < _NEAR * (xi + ysq[c0 + j]):
+                out[j] = _exact_squared(X, Y, r0 + i, c0 + j)
     if code == 0:
         for j in range(out.shape[0]): out[j] = math.sqrt(out[j])
     elif code == 2:
@@ -73,18 +76,20 @@ def _block_distances(G, X, Y, xsq, ysq, r0, c0, code):
 
 @jit(fastmath=_FAST)
 def _block_reduce(G, X, Y, xsq, ysq, r0, c0, code, near_x, near_y):
-    "Sum of the document distances of a Gram block (as `_block_distances`); lowers the row and column minima in place."
+    "Sum of the document distances of a Gram block (as `_block_distances`); lowers the row and column minima in place (none if near_x is empty)."
     row = np.empty(G.shape[1])
     total = 0.0
+    minima = near_x.shape[0] > 0
     for i in range(G.shape[0]):
         _row_distances(G, i, X, Y, xsq, ysq, r0, c0, code, row)
-        row_sum, row_min = 0.0, near_x[r0 + i]
+        row_sum = 0.0
         for j in range(row.shape[0]):
             row_sum += row[j]
-            row_min = min(row_min, row[j])
-        for j in range(row.shape[0]):
-            near_y[c0 + j] = min(near_y[c0 + j], row[j])
-        near_x[r0 + i] = row_min
+        if minima:
+            row_min = near_x[r0 + i]
+            for j in range(row.shape[0]):
+                row_min = min(row_min, row[j]); near_y[c0 + j] = min(near_y[c0 + j], row[j])
+            near_x[r0 + i] = row_min
         total += row_sum
     return total
 
@@ -149,9 +154,9 @@ def _cross(P: _Prepared, block: int = BLOCK) -> CrossDistances:
 
 def _within_mean(Z: np.ndarray, zsq: np.ndarray, code: int, block: int = BLOCK // 4) -> float:
     "Mean of delta(z_i, z_j) over all n^2 ordered pairs of rows of Z, the zero diagonal included."
-    total, near = 0.0, np.full(len(Z), np.inf)                # the minima are not needed here
+    total, no_minima = 0.0, np.empty(0)
     for r0, c0, G in _gram_blocks(_Prepared(Z, Z, zsq, zsq, code), symmetric=True, block=block):
-        total += _block_reduce(G, Z, Z, zsq, zsq, r0, c0, code, near, near) * (1 if r0 == c0 else 2)
+        total += _block_reduce(G, Z, Z, zsq, zsq, r0, c0, code, no_minima, no_minima) * (1 if r0 == c0 else 2)
     return total / len(Z) ** 2
 
 def cross_distances(X, Y, *, metric: str = "cosine", block: int = BLOCK) -> CrossDistances:
@@ -162,6 +167,9 @@ def cross_distances(X, Y, *, metric: str = "cosine", block: int = BLOCK) -> Cros
 def energy_distance(X, Y, *, metric: str = "cosine", root: bool = False, block: int = BLOCK) -> float:
     "Energy statistic 2 E delta(X, Y) - E delta(X, X') - E delta(Y, Y') of `X : (n, d)` and `Y : (m, d)` (V-statistics)."
     P = _prepare(X, Y, metric)
+    if P.code in (1, 2):                                         # squared distances: the three means reduce to the centroids
+        e = (1.0 if P.code == 1 else 0.5) * 2 * float(((P.X.mean(0) - P.Y.mean(0)) ** 2).sum())
+        return math.sqrt(e) if root else e
     within = max(block // 4, 1)                                  # finer symmetric blocks skip more of the lower half
     e = 2 * _cross(P, block).mean - _within_mean(P.X, P.xsq, P.code, within) - _within_mean(P.Y, P.ysq, P.code, within)
     return math.sqrt(max(e, 0.0)) if root else float(e)
@@ -389,9 +397,9 @@ def kde_on_grid(x, grid: np.ndarray = KDE_GRID) -> np.ndarray:
     "Gaussian KDE of the sample `x : (N,)` (normal-reference bandwidth) evaluated on `grid : (c,)`."
     x = np.asarray(x, float)
     if len(x) == 0 or not np.isfinite(x).all(): raise ValueError(f"a KDE needs finite values, got {len(x)} values")
-    if np.ptp(x) == 0:
+    if np.ptp(x) <= 1e-9 * max(1.0, float(np.abs(x).max())):      # one value repeated, up to round-off
         step = grid[1] - grid[0]
-        x = np.r_[x, x[0] - step, x[0] + step]
+        x = np.r_[np.full(len(x), x.mean()), x.mean() - step, x.mean() + step]
     h = normal_reference_bandwidth(x)
     u = (grid[:, None] - x[None, :]) / h
     return np.exp(-0.5 * u * u).sum(1) / (len(x) * h * math.sqrt(2 * math.pi))

@@ -272,6 +272,28 @@ def test_kde_matches_statsmodels():
         np.testing.assert_allclose(kde_on_grid(x), kde.evaluate(KDE_GRID), rtol=1e-9, atol=1e-300)
 
 
+@pytest.mark.parametrize("value", [0.3, -2.5, 1e-12, 7.0, 1e6])
+def test_kde_of_values_equal_up_to_round_off_is_that_of_one_repeated_value(value):
+    """A repeated value that picked up a few ulps of round-off (a distance summed in another order) gets the same
+    padded density as the exactly repeated value, not a spike of a few ulps' bandwidth."""
+    exact = np.full(25, value)
+    noisy = exact + np.random.default_rng(3).integers(-3, 4, size=25) * np.spacing(max(abs(value), 1e-300))
+    assert np.ptp(noisy) > 0
+    np.testing.assert_allclose(kde_on_grid(noisy), kde_on_grid(exact), rtol=1e-8, atol=1e-12)
+
+
+@pytest.mark.parametrize("metric", ["cosine", "sqeuclidean"])
+def test_energy_from_centroids_equals_the_pairwise_kernels(metric):
+    """For the cosine and squared Euclidean distances energy_distance uses the centroid formula; the blocked
+    pairwise kernels of the other distances give the same number."""
+    from embeval_nb.corpus_distance import _cross, _prepare, _within_mean
+    X, Y = corpora(21, 300, 250, 20)
+    P = _prepare(X, Y, metric)
+    pairwise = 2 * _cross(P, 64).mean - _within_mean(P.X, P.xsq, P.code, 16) - _within_mean(P.Y, P.ysq, P.code, 16)
+    np.testing.assert_allclose(energy_distance(X, Y, metric=metric), pairwise, rtol=1e-10)
+    assert energy_distance(X, X, metric=metric) == 0.0
+
+
 def test_kde_deviation_properties():
     rng = np.random.default_rng(19)
     l = np.repeat([1, 2, 3], [30, 20, 10])
