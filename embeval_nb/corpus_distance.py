@@ -168,7 +168,7 @@ def energy_distance(X, Y, *, metric: str = "cosine", root: bool = False, block: 
     "Energy statistic 2 E delta(X, Y) - E delta(X, X') - E delta(Y, Y') of `X : (n, d)` and `Y : (m, d)` (V-statistics)."
     P = _prepare(X, Y, metric)
     if P.code in (1, 2):                                         # squared distances: the three means reduce to the centroids
-        e = (1.0 if P.code == 1 else 0.5) * 2 * float(((P.X.mean(0) - P.Y.mean(0)) ** 2).sum())
+        e = (2.0 if P.code == 1 else 1.0) * float(((P.X.mean(0) - P.Y.mean(0)) ** 2).sum())
         return math.sqrt(e) if root else e
     within = max(block // 4, 1)                                  # finer symmetric blocks skip more of the lower half
     e = 2 * _cross(P, block).mean - _within_mean(P.X, P.xsq, P.code, within) - _within_mean(P.Y, P.ysq, P.code, within)

@@ -267,10 +267,13 @@ def _symmetric_edges(nb, nd):
             last = keys[t]; ei[m] = last // n; ej[m] = last % n; q[m] = qs[t]; m += 1
     return ei[:m].copy(), ej[:m].copy(), q[:m].copy()
 
+def _by_blocks(metric: int, Q) -> bool:
+    "True if the all-pairs passes go through BLAS blocks: points (not a distance matrix) and no matrix `Q` to read."
+    return Q.shape[0] == 0 and metric != 3
+
 def _knn_edges(X, metric: int, scale: float, k: int, Q) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     "Edges from each row of X to its k nearest rows (quantised distances), symmetrised, duplicates removed."
-    blocked = Q.shape[0] == 0 and metric != 3                        # no matrix to read: BLAS finds the candidates
-    return _symmetric_edges(*(_knn_table_blocked if blocked else _knn_table)(X, metric, scale, k, Q))
+    return _symmetric_edges(*(_knn_table_blocked if _by_blocks(metric, Q) else _knn_table)(X, metric, scale, k, Q))
 
 # %% ../nbs/crossmatch_impl.ipynb #c034
 class _Graph(NamedTuple):
@@ -824,7 +827,7 @@ def _lower_single_duals(g, s):
     for v in range(n):
         if mate[v] != -1 or nbptr[v + 1] == nbptr[v]:
             continue
-        least = dualvar[v] + dualvar[endpoint[nbidx[nbptr[v]]]] - 2 * w[nbidx[nbptr[v]] >> 1]
+        least = np.iinfo(np.int64).max
         for idx in range(nbptr[v], nbptr[v + 1]):
             p = nbidx[idx]
             least = min(least, dualvar[v] + dualvar[endpoint[p]] - 2 * w[p >> 1])
@@ -988,14 +991,20 @@ def _shared_z(i, j, dualvar, bparent, pos, lo, hi):
     return zsum
 
 @jit
-def _ghost_violations(n, nvert, C, dualvar, bparent, pos, lo, hi, maxviol, vi, vj, zneg):
-    "Violated ghost pairs (i, n) if nvert > n, stored from 0; fills zneg[i], the sum of i's negative blossom duals."
+def _negative_z(n, dualvar, bparent):
+    "`(n,) int64`: for each vertex the sum of the negative z of the blossoms around it (a lower bound on any shared sum)."
+    zneg = np.zeros(n, np.int64)
+    for i in range(n):
+        b = bparent[i]
+        while b != -1:
+            zneg[i] += min(0, dualvar[b]); b = bparent[b]
+    return zneg
+
+@jit
+def _ghost_violations(n, nvert, C, dualvar, bparent, pos, lo, hi, maxviol, vi, vj):
+    "Violated ghost pairs (i, n) if nvert > n, stored from 0: their count."
     nviol = 0
     for i in range(n):
-        zn = 0; b = bparent[i]
-        while b != -1:
-            zn += min(0, dualvar[b]); b = bparent[b]
-        zneg[i] = zn
         if nvert > n and dualvar[i] + dualvar[n] - 4 * C + 2 * _shared_z(i, n, dualvar, bparent, pos, lo, hi) < 0:
             if nviol < maxviol:
                 vi[nviol] = i; vj[nviol] = n
@@ -1026,8 +1035,8 @@ def _check_duals_blocked(Z, metric: int, scale: float, C: int, nvert: int, dualv
     "What `_check_duals` returns (metric codes 0-2; the stored pairs in another order), from BLAS blocks."
     n = len(Z); sq, e = _error_bounds(Z, metric)
     order, pos, lo, hi = _blossom_intervals(nvert, bparent)
-    zneg = np.zeros(n, np.int64)
-    nviol = _ghost_violations(n, nvert, C, dualvar, bparent, pos, lo, hi, maxviol, vi, vj, zneg)
+    zneg = _negative_z(n, dualvar, bparent)
+    nviol = _ghost_violations(n, nvert, C, dualvar, bparent, pos, lo, hi, maxviol, vi, vj)
     for i0, i1 in _row_blocks(n):
         nviol = _block_violations(_approx_distances(Z, metric, sq, i0, i1, i0), i0, Z, metric, scale, C, dualvar, zneg,
                                   e, bparent, pos, lo, hi, Q, maxviol, vi, vj, nviol)
@@ -1135,7 +1144,7 @@ def _violations(Z, code, scale, C, nvert, dualvar, bparent, Q):
     "The pairs (i, j) of the complete graph whose dual constraint fails (at most 20 N of them)."
     cap = 20 * nvert + 100
     vi = np.empty(cap, np.int64); vj = np.empty(cap, np.int64)
-    check = _check_duals_blocked if (Q.shape[0] == 0 and code != 3) else _check_duals
+    check = _check_duals_blocked if _by_blocks(code, Q) else _check_duals
     nv = check(Z, code, scale, C, nvert, dualvar, bparent, cap, vi, vj, Q)
     return vi[:min(nv, cap)], vj[:min(nv, cap)]
 
