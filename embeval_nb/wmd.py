@@ -371,8 +371,8 @@ def _dual_bound(a, b, m, v):
     return s
 
 @jit
-def _emd_simplex(a, b, C, F, max_iter, cutoff=np.inf):
-    "Transportation simplex (matrix-minimum start, partial pricing, threaded tree): (cost, iterations), iterations -1 if max_iter was hit, -2 if a dual bound (returned) exceeded cutoff."
+def _emd_simplex(a, b, C, F, max_iter, cutoff=np.inf, duals=None):
+    "Transportation simplex (matrix-minimum start, partial pricing, threaded tree): (cost, iterations), iterations -1 if max_iter was hit, -2 if a dual bound (returned) exceeded cutoff; at the optimum the potentials (u (n1,), v (n2,)) go into `duals` if given."
     n1, n2 = C.shape
     N = n1 + n2; nb = N - 1
     bi = np.empty(nb, np.int64); bj = np.empty(nb, np.int64); bx = np.empty(nb)
@@ -407,6 +407,7 @@ def _emd_simplex(a, b, C, F, max_iter, cutoff=np.inf):
         _pivot_tree((s, t, c, k, apex), delta, n1, pot, tree, scratch)
     cost = 0.0
     for k in range(nb): cost += bx[k] * C[bi[k], bj[k]]
+    if duals is not None and it >= 0: duals[:] = pot      # C_ij - u_i - v_j >= 0, and = 0 on the basis
     if F.size:                           # the flow, unless only the value was asked for (F of size 0)
         F[:, :] = 0.0
         for k in range(nb): F[bi[k], bj[k]] += bx[k]
@@ -503,9 +504,10 @@ def _emd_ssp(a, b, C, F):
     return cost
 
 @jit
-def _emd(a, b, C, F, cutoff=np.inf):
-    "Exact optimal transport value between a (n1,) and b (n2,) (equal sums) with cost C, or a lower bound above `cutoff` if one turns up; flow written to F unless F.size == 0."
-    cost, it = _emd_simplex(a, b, C, F, 20 * (C.shape[0] + C.shape[1]) ** 2 + 1000, cutoff)
+def _emd(a, b, C, F, cutoff=np.inf, duals=None):
+    "Exact optimal transport value between a (n1,) and b (n2,) (equal sums) with cost C, or a lower bound above `cutoff` if one turns up; flow written to F unless F.size == 0; optimal potentials into `duals` (n1 + n2,) if given and the simplex solved it, else duals[0] = NaN."
+    if duals is not None: duals[0] = np.nan
+    cost, it = _emd_simplex(a, b, C, F, 20 * (C.shape[0] + C.shape[1]) ** 2 + 1000, cutoff, duals)
     if it >= 0 or it == -2: return cost
     return _emd_ssp(a, b, C, F if F.size else np.empty(C.shape))
 
@@ -556,14 +558,19 @@ def _shared_mass(xi, a, yi, b, metric_cost):
     return rows, cols, a[rows], b[cols]
 
 @jit
-def _reduce_pair(C, xi, a, yi, b, metric_cost):
-    "The transport problem (C', a', b') left after shared words keep min(a, b) in place (metric costs only)."
-    rows, cols, ar, br = _shared_mass(xi, a, yi, b, metric_cost)
-    if rows.shape[0] == xi.shape[0] and cols.shape[0] == yi.shape[0]: return C, ar, br
+def _sub_costs(C, rows, cols):
+    "C[rows][:, cols] (C itself when rows and cols keep everything)."
+    if rows.shape[0] == C.shape[0] and cols.shape[0] == C.shape[1]: return C
     Cr = np.empty((rows.shape[0], cols.shape[0]))
     for s in range(rows.shape[0]):
         for t in range(cols.shape[0]): Cr[s, t] = C[rows[s], cols[t]]
-    return Cr, ar, br
+    return Cr
+
+@jit
+def _reduce_pair(C, xi, a, yi, b, metric_cost):
+    "The transport problem (C', a', b') left after shared words keep min(a, b) in place (metric costs only)."
+    rows, cols, ar, br = _shared_mass(xi, a, yi, b, metric_cost)
+    return _sub_costs(C, rows, cols), ar, br
 
 @jit
 def _wmd_pair(C, xi, a, yi, b, metric_cost):
@@ -755,6 +762,61 @@ def _lower_bounds(DT, query, refs, centroids, metric):
         lb[r] = max(r1, r2, wcd)
     return lb
 
+# %% ../nbs/wmd_impl.ipynb #c035b
+_POOL = 8        # query potentials a search keeps (the newest)
+
+@jit
+def _potential_bound(DT, qa, u, g, known, r_ind, r_w, mins):
+    "Lower bound of WMD between the query (costs DT (V, n1), weights qa) and the document (word ids r_ind, weights r_w) from query potentials u (n1,): b.g + sum_a qa_a min_w (D_wa - g_w) with g_w = min_a (D_wa - u_a), cached in g (V,) where known (V,)."
+    mins[:] = np.inf; total = 0.0
+    for p in range(r_ind.shape[0]):
+        w = r_ind[p]
+        if not known[w]:
+            m = np.inf
+            for a in range(u.shape[0]): m = min(m, DT[w, a] - u[a])
+            g[w] = m; known[w] = True
+        gw = g[w]; total += r_w[p] * gw
+        for a in range(mins.shape[0]): mins[a] = min(mins[a], DT[w, a] - gw)
+    for a in range(mins.shape[0]): total += qa[a] * mins[a]
+    return total
+
+@jit
+def _shifted_ict_bound(C, a, b, g):
+    "ICT of the costs C - g (C (n1, n2), a column shift g (n2,)) plus b.g: a lower bound of OT(a, b; C) for any g (plain ICT at g = 0)."
+    S = np.empty_like(C); total = 0.0
+    for j in range(g.shape[0]): total += b[j] * g[j]
+    for i in range(C.shape[0]):
+        for j in range(C.shape[1]): S[i, j] = C[i, j] - g[j]
+    return total + _ict_bound(S, a, b)
+
+@jit
+def _new_pool(V, n1):
+    "An empty pool of query potentials: (U (_POOL, n1), their transforms G (_POOL, V), known (_POOL, V), state [size, newest slot])."
+    return np.empty((_POOL, n1)), np.empty((_POOL, V)), np.zeros((_POOL, V), np.bool_), np.array([0, _POOL - 1])
+
+@jit
+def _pool_add(pool, C, cols, v):
+    "Replace the oldest potentials by u_a = min_t (C[a, cols[t]] - v_t): the query side of the optimal dual (column potentials v) of a solved pair, C (n1, n2) its costs before reduction."
+    U, _, known, state = pool
+    j = (state[1] + 1) % _POOL
+    for a in range(C.shape[0]):
+        m = np.inf
+        for t in range(cols.shape[0]): m = min(m, C[a, cols[t]] - v[t])
+        U[j, a] = m
+    known[j] = False; state[1] = j; state[0] = min(state[0] + 1, _POOL)
+
+@jit
+def _pool_bound(DT, qa, pool, r_ind, r_w, cut, mins):
+    "The largest `_potential_bound` over the pool, newest potentials first, stopping at the first above cut: (bound, its slot), (-inf, -1) for an empty pool."
+    U, G, known, state = pool
+    best = -np.inf; slot = -1
+    for s in range(state[0]):
+        j = (state[1] - s) % _POOL
+        bound = _potential_bound(DT, qa, U[j], G[j], known[j], r_ind, r_w, mins)
+        if bound > best: best = bound; slot = j
+        if bound > cut: break
+    return best, slot
+
 # %% ../nbs/wmd_impl.ipynb #c036
 @jit
 def _knn_query(DT, query, refs, centroids, metric, k, exclude, out):
@@ -763,22 +825,29 @@ def _knn_query(DT, query, refs, centroids, metric, k, exclude, out):
     lb = _lower_bounds(DT, query, refs, centroids, metric)
     order = np.argsort(lb, kind="mergesort")
     out_d[:] = np.inf; out_i[:] = np.iinfo(np.int64).max
+    pool = _new_pool(DT.shape[0], DT.shape[1]); mins = np.empty(DT.shape[1])
     n_exact = 0
     for o in range(order.shape[0]):
         r = order[o]
         if r == exclude: continue
         kth = out_d[k - 1]; cut = kth + 1e-10 * abs(kth) + 1e-14
         if lb[r] > cut: break
-        r_ind = indices[indptr[r]:indptr[r + 1]]
+        r_ind = indices[indptr[r]:indptr[r + 1]]; r_w = data[indptr[r]:indptr[r + 1]]
+        bound, slot = _pool_bound(DT, qa, pool, r_ind, r_w, cut, mins)
+        if bound > cut: continue
         C = _gather_costs(DT, r_ind)
-        Cr, ar, br = _reduce_pair(C, qw, qa, r_ind, data[indptr[r]:indptr[r + 1]], metric != 1)
+        rows, cols, ar, br = _shared_mass(qw, qa, r_ind, r_w, metric != 1)
         if ar.shape[0] == 0 or br.shape[0] == 0:
             dist = 0.0
         else:
-            # ICT in one direction, then (if that did not prune) the other
+            Cr = _sub_costs(C, rows, cols)
+            # ICT in one direction, then (if that did not prune) the other, then shifted by the best potentials
             if _ict_bound(Cr, ar, br) > cut or _ict_bound(np.ascontiguousarray(Cr.T), br, ar) > cut: continue
-            dist = _emd(ar, br, Cr, np.empty((0, 0)), cut)
+            if slot >= 0 and _shifted_ict_bound(Cr, ar, br, pool[1][slot][r_ind[cols]]) > cut: continue
+            duals = np.empty(Cr.shape[0] + Cr.shape[1])
+            dist = _emd(ar, br, Cr, np.empty((0, 0)), cut, duals)
             n_exact += 1
+            if not np.isnan(duals[0]): _pool_add(pool, C, cols, duals[Cr.shape[0]:])
             if dist > cut: continue              # the solver stopped early: a dual bound already exceeded cut
         if dist < kth or (dist == kth and r < out_i[k - 1]):
             pos = k - 1                  # insertion into the sorted top-k list, ties by smaller index

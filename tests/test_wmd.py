@@ -387,6 +387,104 @@ def test_solver_cutoff_returns_exact_value_or_a_lower_bound_above_it():
     assert stopped > 50                  # the dual bound does stop the solver early on most of these
 
 
+# --- pruning by the potentials of solved pairs ------------------------------------------------------------
+
+def test_solver_potentials_are_an_optimal_dual():
+    "`_emd(..., duals)` hands back feasible potentials whose dual value is the optimum (checked against POT's cost); NaN when stopped at the cutoff."
+    from embeval_nb.wmd import _emd
+    rng = np.random.default_rng(31)
+    for n1, n2 in [(1, 1), (1, 6), (6, 1), (5, 5), (30, 47), (90, 60)]:
+        a, b, M = rng.random(n1), rng.random(n2), rng.random((n1, n2))
+        a, b = a / a.sum(), b / b.sum()
+        duals = np.empty(n1 + n2)
+        cost = _emd(a, b, M, np.empty((0, 0)), np.inf, duals)
+        u, v = duals[:n1], duals[n1:]
+        assert np.all(M - u[:, None] - v[None, :] >= -1e-12)
+        np.testing.assert_allclose(a @ u + b @ v, ot.emd2(a, b, M), rtol=1e-12)
+        np.testing.assert_allclose(cost, ot.emd2(a, b, M), rtol=1e-12)
+        if n1 * n2 > 6:
+            _emd(a, b, M, np.empty((0, 0)), 0.5 * cost, duals)       # stops early: no potentials
+            assert np.isnan(duals[0])
+            before = duals.copy()
+            assert _emd_simplex(a, b, M, np.empty((0, 0)), 0, np.inf, duals)[1] == -1
+            np.testing.assert_array_equal(duals, before)               # an unfinished solve writes none
+
+
+def test_potential_bounds_are_lower_bounds_and_tight_at_pots_duals():
+    "Any query potentials give a lower bound of WMD; POT's optimal potentials of the pair give WMD itself. Shared words, duplicates and ties included."
+    from embeval_nb.wmd import (_gather_costs, _ict_bound, _new_pool, _pool_add, _pool_bound, _potential_bound,
+                                _query_costs, _shifted_ict_bound)
+    rng = np.random.default_rng(32)
+    V = 60
+    E = normalize_rows(rng.normal(size=(V, 5)))
+    E[7] = E[3]                                            # two words with the same vector: zero costs off the diagonal
+    for trial in range(40):
+        qw = np.sort(rng.choice(V, rng.integers(1, 15), replace=False))
+        rw = np.sort(rng.choice(V, rng.integers(1, 25), replace=False))
+        qa, rb = rng.random(len(qw)), rng.integers(1, 4, len(rw)).astype(float)    # ties among the weights
+        qa, rb = qa / qa.sum(), rb / rb.sum()
+        DT = _query_costs(E, qw, 0); C = _gather_costs(DT, rw)
+        exact = ot.emd2(qa, rb, C, numItermax=10**7)
+        _, log = ot.emd(qa, rb, C, numItermax=10**7, log=True)
+        mins = np.empty(len(qw))
+        for u in (log["u"], np.zeros(len(qw)), rng.normal(size=len(qw)), 1e3 * rng.normal(size=len(qw))):
+            bound = _potential_bound(DT, qa, u, np.empty(V), np.zeros(V, bool), rw, rb, mins)
+            assert bound <= exact + 1e-12 * max(1.0, np.abs(u).max())
+        tight = _potential_bound(DT, qa, log["u"], np.empty(V), np.zeros(V, bool), rw, rb, mins)
+        np.testing.assert_allclose(tight, exact, rtol=1e-9, atol=1e-12)
+        rwmd2 = rb @ C.min(axis=0)                               # u = 0: at least RWMD_2
+        assert _potential_bound(DT, qa, np.zeros(len(qw)), np.empty(V), np.zeros(V, bool), rw, rb, mins) >= rwmd2 - 1e-12
+        for g in (np.zeros(len(rw)), rng.normal(size=len(rw)), -log["v"]):
+            assert _shifted_ict_bound(C, qa, rb, g) <= exact + 1e-12
+        assert _shifted_ict_bound(C, qa, rb, np.zeros(len(rw))) == _ict_bound(C, qa, rb)
+        pool = _new_pool(V, len(qw))                             # the pool: empty, then the pair's own potentials
+        assert _pool_bound(DT, qa, pool, rw, rb, np.inf, mins) == (-np.inf, -1)
+        _pool_add(pool, C, np.arange(len(rw)), log["v"])
+        bound, slot = _pool_bound(DT, qa, pool, rw, rb, np.inf, mins)
+        assert slot == 0 and bound <= exact + 1e-12
+        np.testing.assert_allclose(bound, exact, rtol=1e-9, atol=1e-12)
+
+
+def test_pool_keeps_the_newest_potentials_and_stops_at_the_cut():
+    from embeval_nb.wmd import _POOL, _new_pool, _pool_add, _pool_bound
+    rng = np.random.default_rng(33)
+    V, n1 = 20, 3
+    DT = rng.random((V, n1)); qa = np.full(n1, 1 / 3); rw = np.array([2, 5, 9]); rb = np.full(3, 1 / 3)
+    pool = _new_pool(V, n1)
+    for s in range(_POOL + 3):                                   # potentials u = (s, 0, 0): replaced oldest first
+        C = np.zeros((n1, 1)); C[0, 0] = s
+        _pool_add(pool, C, np.array([0]), np.zeros(1))
+    U, G, known, state = pool
+    assert state[0] == _POOL and sorted(U[:, 0]) == list(range(3, _POOL + 3)) and U[state[1], 0] == _POOL + 2
+    bound, slot = _pool_bound(DT, qa, pool, rw, rb, -np.inf, np.empty(n1))
+    assert slot == state[1] and known.sum() == 3                 # the newest first, and it already beat the cut
+
+
+@pytest.mark.parametrize("metric", ["euclidean", "sqeuclidean", "cityblock"])
+def test_wmd_knn_on_topical_documents_equals_brute_force(metric):
+    "Documents drawn from a few topics (many near neighbours, so the potentials prune most candidates) with repeated and proportional rows: the same lists as the full distance matrix."
+    rng = np.random.default_rng(34)
+    V, topics = 400, 8
+    E = normalize_rows(rng.normal(size=(V, 6)) + 2.5 * np.repeat(rng.normal(size=(topics, 6)), V // topics, axis=0))
+    rows = []
+    for i in range(260):
+        t = rng.integers(topics); pool_words = np.arange(t * V // topics, (t + 1) * V // topics)
+        words = np.concatenate([rng.choice(pool_words, rng.integers(3, 30), replace=False), rng.choice(V, 2, replace=False)])
+        row = np.zeros(V); np.add.at(row, words, rng.integers(1, 4, len(words))); rows.append(row)
+    X = sp.csr_matrix(np.array(rows)); X = sp.vstack([X, X[:5], X[20:23] * 3]).tocsr()
+    P = wmd_pairwise(X[:25], X, E, metric=metric)
+    for k in (1, 10, 19):
+        dist, idx = wmd_knn(X[:25], X, E, k, metric=metric)
+        ref_d, ref_i = brute_knn(P, k)
+        np.testing.assert_array_equal(idx, ref_i)
+        np.testing.assert_array_equal(dist, ref_d)
+    dist, idx = wmd_knn(X[:25], X, E, 19, metric=metric, exclude_self=True)
+    Q = P.copy(); Q[np.arange(25), np.arange(25)] = np.inf
+    ref_d, ref_i = brute_knn(Q, 19)
+    np.testing.assert_array_equal(idx, ref_i)
+    np.testing.assert_array_equal(dist, ref_d)
+
+
 # --- shared searches, restricted searches, low-dimensional vectors ------------------------------------------
 
 def test_input_checks_name_the_argument():
