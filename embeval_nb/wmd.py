@@ -825,7 +825,7 @@ def _knn_query(DT, query, refs, centroids, metric, k, exclude, out):
     lb = _lower_bounds(DT, query, refs, centroids, metric)
     order = np.argsort(lb, kind="mergesort")
     out_d[:] = np.inf; out_i[:] = np.iinfo(np.int64).max
-    pool = _new_pool(DT.shape[0], DT.shape[1]); mins = np.empty(DT.shape[1])
+    pool = _new_pool(DT.shape[0], DT.shape[1]); G = pool[1]; mins = np.empty(DT.shape[1])
     n_exact = 0
     for o in range(order.shape[0]):
         r = order[o]
@@ -843,7 +843,7 @@ def _knn_query(DT, query, refs, centroids, metric, k, exclude, out):
             Cr = _sub_costs(C, rows, cols)
             # ICT in one direction, then (if that did not prune) the other, then shifted by the best potentials
             if _ict_bound(Cr, ar, br) > cut or _ict_bound(np.ascontiguousarray(Cr.T), br, ar) > cut: continue
-            if slot >= 0 and _shifted_ict_bound(Cr, ar, br, pool[1][slot][r_ind[cols]]) > cut: continue
+            if slot >= 0 and _shifted_ict_bound(Cr, ar, br, G[slot][r_ind[cols]]) > cut: continue
             duals = np.empty(Cr.shape[0] + Cr.shape[1])
             dist = _emd(ar, br, Cr, np.empty((0, 0)), cut, duals)
             n_exact += 1
