@@ -1051,7 +1051,7 @@ def wknn_predict(neigh_idx, neigh_dist, y_ref, gamma: float, *, stable: bool = F
 # %% ../nbs/wmd_impl.ipynb #c054
 def _topk_from_matrix(Dm: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     "The k smallest entries of each row, ascending, ties by smaller column index."
-    idx = np.argsort(Dm, axis=1, kind="stable")[:, :k]
+    idx = np.argsort(Dm, axis=1, kind="stable")[:, :k].copy()   # a copy: a view would keep the whole (nq, nr) argsort alive
     return np.take_along_axis(Dm, idx, axis=1), idx
 
 def bow_neighbours(norm: str | None = "l1", metric: str = "l1", idf=None, *, n_jobs: int | None = None) -> Callable:

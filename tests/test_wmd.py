@@ -306,6 +306,17 @@ def test_evaluate_knn_matches_reference_protocol():
         np.testing.assert_array_equal(res.correct, res.predicted == yte)
 
 
+def test_bow_neighbours_keep_only_their_lists():
+    "The lists a cached search stores own their memory: a view into the (nq, nr) argsort kept 10 GB alive at 20news paper scale."
+    rng = np.random.default_rng(13)
+    Xq, Xr = sp.csr_matrix(rng.poisson(0.7, (30, 12)) + 1.0), sp.csr_matrix(rng.poisson(0.7, (500, 12)) + 1.0)
+    dist, idx = bow_neighbours("l1", "l1")(Xq, Xr, 5)
+    D = bow_distances(Xq, Xr, norm="l1", metric="l1")
+    np.testing.assert_array_equal(idx, np.argsort(D, 1, kind="stable")[:, :5])
+    for a in (dist, idx):
+        assert a.shape == (30, 5) and (a.base is None or a.base.nbytes == a.nbytes)
+
+
 def test_evaluate_with_fewer_validation_documents():
     "n_validation classifies a seeded, nested subset of the validation part against the whole fitting part."
     from sklearn.model_selection import train_test_split
