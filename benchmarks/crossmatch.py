@@ -22,7 +22,8 @@ import networkx as nx
 import numpy as np
 import rustworkx as rx
 
-from embeval_nb.crossmatch import _complete_edges, crossmatch_test, min_weight_perfect_matching
+from embeval_nb.crossmatch import crossmatch_test
+from embeval_nb.matching import _complete_edges, _prepare, min_weight_perfect_matching
 
 
 def points(N, d=50, seed=0):
@@ -49,8 +50,9 @@ def run_networkx(Z):
     return [tuple(sorted(e)) for e in nx.min_weight_matching(G)]
 
 
-def run_rustworkx(Z, scale):
-    ei, ej, q = _complete_edges(Z, 0, scale, np.zeros((0, 0), np.int64))
+def run_rustworkx(Z, levels_per_unit):
+    P = _prepare(Z, "euclidean")                    # our rounded distances: the exact kernel on the prepared points
+    ei, ej, q = _complete_edges(P.X, P.code, np.ldexp(levels_per_unit, P.shift), np.zeros((0, 0), np.int64))
     C = 2 ** 30 + 1
     G = rx.PyGraph()
     G.add_nodes_from(range(len(Z)))
@@ -72,7 +74,7 @@ def main(quick=False):
             dense, row["dense"] = timed(min_weight_perfect_matching, Z, method="dense")
             assert dense.cost == sparse.cost
         if with_rx:
-            M, row["rustworkx"] = timed(run_rustworkx, Z, sparse.scale)
+            M, row["rustworkx"] = timed(run_rustworkx, Z, sparse.levels_per_unit)
             assert abs(true_cost(Z, M) - ours) < 1e-6 * ours
         if with_nx:
             M, row["networkx"] = timed(run_networkx, Z)
@@ -99,14 +101,14 @@ PHASES = {"_max_distance_blocked": "largest distance", "_knn_edges": "kNN graph"
 
 def timing_phases():
     """Wrap the steps of min_weight_perfect_matching so that each call's time is recorded: {step: [seconds]}."""
-    import embeval_nb.crossmatch as cm
+    import embeval_nb.matching as mm
     spent = {name: [] for name in PHASES}
     for name in PHASES:
-        def wrapped(*args, _f=getattr(cm, name), _name=name, **kw):
+        def wrapped(*args, _f=getattr(mm, name), _name=name, **kw):
             out, t = timed(_f, *args, **kw)
             spent[_name].append(t)
             return out
-        setattr(cm, name, wrapped)
+        setattr(mm, name, wrapped)
     return spent
 
 

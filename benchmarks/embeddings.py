@@ -13,7 +13,6 @@ warmed up (compiled, loaded) before it is timed; the ratio is measured in this r
 import json
 import os
 import subprocess
-import sys
 import tempfile
 import time
 
@@ -91,6 +90,9 @@ def main(torch_python=None, names=ALL):
 
 
 if __name__ == "__main__":
-    args = sys.argv[1:]
-    main(args[args.index("--torch-python") + 1] if "--torch-python" in args else None,
-         args[args.index("--models") + 1].split(",") if "--models" in args else ALL)
+    import argparse
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--torch-python", help="an interpreter with torch and sentence-transformers (default: ours only)")
+    ap.add_argument("--models", default=",".join(ALL), help="a comma-separated subset of the encoders (default: all)")
+    args = ap.parse_args()
+    main(args.torch_python, args.models.split(","))

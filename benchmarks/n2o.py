@@ -1,8 +1,8 @@
-"""Exact cosine k-nearest neighbours for N2O: embeval_nb.n2o.knn against numpy, faiss and scikit-learn, one run.
+"""Exact cosine k-nearest neighbours for N2O: embeval_nb.neighbours.cosine_knn against numpy, faiss and scikit-learn, one run.
 
     python benchmarks/n2o.py                  # 500,000 x 384 float32, 100 queries, k = 50 (about a minute)
     python benchmarks/n2o.py --n 100000       # a smaller corpus
-    python benchmarks/n2o.py --dask           # also knn over a dask array on a 2-worker LocalCluster
+    python benchmarks/n2o.py --dask           # also cosine_knn over a dask array on a 2-worker LocalCluster
     python benchmarks/n2o.py --encoders       # also sentences per second of every embedder of the chapter
 
 Every tool answers the same question: the k rows most cosine-similar to each query row (the query itself
@@ -23,7 +23,8 @@ for var in ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL
 
 import numpy as np
 
-from embeval_nb.n2o import knn, neighbour_overlap
+from embeval_nb.n2o import neighbour_overlap
+from embeval_nb.neighbours import cosine_knn
 
 
 def best_of(repeat, f, *args, **kw):
@@ -82,16 +83,16 @@ def run_knn(n, d, n_queries, k, repeat, with_dask):
     rng = np.random.default_rng(0)
     E = rng.standard_normal((n, d), dtype=np.float32)
     queries = rng.choice(n, n_queries, replace=False)
-    knn(E[:5000], queries[:3] % 5000, 10)                               # compile the kernels (cached on disk)
-    (sims, ours), t_ours = best_of(repeat, knn, E, queries, k)
+    cosine_knn(E[:5000], queries[:3] % 5000, 10)                        # compile the kernels (cached on disk)
+    (sims, ours), t_ours = best_of(repeat, cosine_knn, E, queries, k)
     print(f"{n:,} x {d} float32, {n_queries} queries, k = {k}, {THREADS} threads, best of {repeat}\n")
-    rows = [("embeval_nb knn (in memory)", t_ours, "reference")]
+    rows = [("embeval_nb cosine_knn (in memory)", t_ours, "reference")]
     path = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"n2o-bench-{os.getpid()}.npy")
     try:
         np.save(path, E)
         M = np.load(path, mmap_mode="r")
-        (_, idx), t = best_of(repeat, knn, M, queries, k)
-        rows.append(("embeval_nb knn (memory-mapped file, cached pages)", t, agreement(idx, ours)))
+        (_, idx), t = best_of(repeat, cosine_knn, M, queries, k)
+        rows.append(("embeval_nb cosine_knn (memory-mapped file, cached pages)", t, agreement(idx, ours)))
     finally:
         os.unlink(path)
     idx, t = best_of(repeat, numpy_brute, E, queries, k)
@@ -114,10 +115,10 @@ def run_knn(n, d, n_queries, k, repeat, with_dask):
         with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
                 Client(cluster):
             D = da.from_array(E, chunks=(50_000, d)).persist()
-            knn(D[:20_000], queries[:3] % 20_000, 10)                   # workers compile / load the kernels
-            (s2, idx), t = best_of(repeat, knn, D, queries, k)
+            cosine_knn(D[:20_000], queries[:3] % 20_000, 10)            # workers compile / load the kernels
+            (s2, idx), t = best_of(repeat, cosine_knn, D, queries, k)
             assert (s2 == sims).all()
-            rows.append(("embeval_nb knn (dask array on a 2-worker LocalCluster)", t, agreement(idx, ours)))
+            rows.append(("embeval_nb cosine_knn (dask array on a 2-worker LocalCluster)", t, agreement(idx, ours)))
     width = max(len(r[0]) for r in rows)
     for name, t, check in rows:
         print(f"{name:<{width}}  {t:7.3f} s  {t / t_ours:6.2f}x ours  {check}")
@@ -127,8 +128,8 @@ def run_knn(n, d, n_queries, k, repeat, with_dask):
 def embed_uncached(e, texts):
     "The vectors of `texts` by embedder `e`, computed now (training included), never read from the cache."
     from embeval_nb.data import tokenize
-    from embeval_nb.embeddings import load_encoder, load_glove
-    from embeval_nb.n2o import _trained_word_vectors, average_word_vectors, tfidf_vectors
+    from embeval_nb.embeddings import (_trained_word_vectors, average_word_vectors, load_encoder, load_glove,
+                                       tfidf_vectors)
     if e.kind == "encoder":
         return load_encoder(e.options[0]).encode(texts, pooling=e.options[1], cache=False, show_progress=False)
     docs = [tokenize(t) for t in texts]
@@ -138,8 +139,9 @@ def embed_uncached(e, texts):
 
 def run_encoders(n_sentences=2000):
     "Sentences per second of every embedder of the chapter on real sentences of its corpus (the BBC Sport articles)."
-    from embeval_nb.n2o import EMBEDDERS, n2o_corpus
-    texts = n2o_corpus(20_000).sentence.tolist()[:n_sentences]
+    from embeval_nb.data import mixed_sentence_corpus
+    from embeval_nb.embeddings import EMBEDDERS
+    texts = mixed_sentence_corpus(20_000).sentence.tolist()[:n_sentences]
     print(f"\n{len(texts)} sentences of the chapter's corpus, {THREADS} threads; tf-idf, word2vec and fastText include "
           "fitting on these sentences")
     for name, e in EMBEDDERS.items():
@@ -156,7 +158,7 @@ if __name__ == "__main__":
     ap.add_argument("--queries", type=int, default=100)
     ap.add_argument("--k", type=int, default=50)
     ap.add_argument("--repeat", type=int, default=3, help="timings are the best of this many runs")
-    ap.add_argument("--dask", action="store_true", help="also time knn over a dask array on a LocalCluster")
+    ap.add_argument("--dask", action="store_true", help="also time cosine_knn over a dask array on a LocalCluster")
     ap.add_argument("--encoders", action="store_true", help="also time every embedder of the chapter")
     a = ap.parse_args()
     run_knn(a.n, a.d, a.queries, a.k, a.repeat, a.dask)

@@ -24,11 +24,11 @@ for var in ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL
 
 import numpy as np
 
-from embeval_nb.core import normalize_rows
-from embeval_nb.data import dataset, load_lexicon, locate
-from embeval_nb.embeddings import load_glove
-from embeval_nb.retrofit import (_faruqui_read_lexicon, _faruqui_retrofit, clean_lexicon, lexicon_graph,
-                                 read_lexicon_graph, retrofit, retrofit_fixed_point, vocab_index)
+from embeval_nb.data import clean_lexicon, dataset, load_lexicon, locate
+from embeval_nb.embeddings import load_glove, vocab_index
+from embeval_nb.metrics import normalize_rows
+from embeval_nb.retrofit import (_faruqui_read_lexicon, _faruqui_retrofit, lexicon_graph, read_lexicon_graph, retrofit,
+                                 retrofit_fixed_point)
 
 REPEATS = 3
 

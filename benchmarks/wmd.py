@@ -26,10 +26,10 @@ import ot
 import scipy.sparse as sp
 from threadpoolctl import threadpool_limits
 
-from embeval_nb.core import normalize_rows
 from embeval_nb.data import load_corpus
-from embeval_nb.embeddings import load_glove
-from embeval_nb.wmd import bow_matrix, vocabulary, wmd, wmd_knn, wmd_paired, wmd_pairwise
+from embeval_nb.embeddings import bow_matrix, load_glove, vocabulary
+from embeval_nb.metrics import normalize_rows
+from embeval_nb.wmd import wmd, wmd_knn, wmd_paired, wmd_pairwise
 
 
 class Timer:

@@ -14,72 +14,22 @@ import scipy.sparse as sp
 
 from functools import partial
 
-from .core import (as_points, check_int, check_metric, check_n_jobs, jit, normalize_rows, parallel_map,
-                             power_of_two_scale)
+from .cache import content_key
+from .checks import as_points, check_bool, check_choice, check_int, check_n_jobs, check_real, check_seed
+from .core import jit, parallel_map
+from .embeddings import as_document_weights, as_weights, bow_matrix, idf_weights, tfidf, vocabulary, word_index
+from .metrics import (EUCLIDEAN, _distance_rows, check_metric, metric_code, normalize_rows, power_of_two_exponent,
+                                rescale_exactly, unscale)
+from .neighbours import _topk_insert
 
 # %% auto #0
-__all__ = ['WMD_METRICS', 'vocabulary', 'bow_matrix', 'emd', 'emd2', 'wmd', 'wmd_paired', 'travel_distances', 'onehot_embeddings',
+__all__ = ['WMD_METRICS', 'BOW_METRICS', 'emd', 'emd2', 'wmd', 'wmd_paired', 'travel_distances', 'onehot_embeddings',
            'bow_l1_cost', 'wmd_knn', 'wmd_pairwise', 'wmd_tokens', 'wmd_tokens_pairwise', 'bow_distances',
-           'idf_weights', 'tfidf', 'find_duplicates', 'drop_duplicates', 'knn_predict', 'wknn_predict',
-           'bow_neighbours', 'wmd_neighbours', 'KnnResult', 'WknnResult', 'evaluate_knn', 'evaluate_wknn',
-           'fingerprint', 'CachedNeighbours', 'restrict_neighbours', 'pca_embeddings']
-
-# %% ../nbs/wmd_impl.ipynb #c005
-def vocabulary(docs: Sequence[Sequence[str]], wv) -> list[str]:
-    "The sorted distinct tokens of `docs` that the word vectors `wv` contain (anything supporting `in`)."
-    return sorted({w for doc in docs for w in doc if w in wv})
-
-def bow_matrix(docs: Sequence[Sequence[str]], words: Sequence[str]) -> sp.csr_matrix:
-    "Counts `(n, V) float64` of each document's tokens over `words`; tokens not in `words` are dropped."
-    index = {w: i for i, w in enumerate(words)}
-    indptr, indices = [0], []
-    for doc in docs:
-        indices.extend(index[w] for w in doc if w in index)
-        indptr.append(len(indices))
-    X = sp.csr_matrix((np.ones(len(indices)), np.asarray(indices, dtype=np.int64), np.asarray(indptr, dtype=np.int64)),
-                      shape=(len(docs), len(words)))
-    X.sum_duplicates()
-    return X
+           'find_duplicates', 'drop_duplicates', 'knn_predict', 'wknn_predict', 'bow_neighbours', 'wmd_neighbours',
+           'KnnResult', 'WknnResult', 'evaluate_knn', 'evaluate_wknn', 'CachedNeighbours', 'restrict_neighbours',
+           'pca_embeddings']
 
 # %% ../nbs/wmd_impl.ipynb #c008
-def _holds_text(X) -> bool:
-    "Whether `X` is text: a string, an array of strings, or a (nested) list or tuple whose first item is text."
-    while isinstance(X, (list, tuple)) and len(X): X = X[0]
-    return isinstance(X, str) or (isinstance(X, np.ndarray) and X.dtype.kind in "USO" and X.size > 0 and _holds_text(X.flat[0]))
-
-_TOKENS_HINT = ("for token lists use wmd_tokens(doc_a, doc_b, vectors) or wmd_tokens_pairwise(docs_a, docs_b, vectors), "
-                "or count them with bow_matrix(docs, vocabulary(docs, vectors))")
-
-def _numeric(X, name: str, expected: str) -> np.ndarray | sp.spmatrix:
-    "`X` as a float64 array (sparse input kept sparse); ValueError for None, TypeError for text or non-numbers, naming `name`."
-    if X is None: raise ValueError(f"{name} is None; expected {expected}")
-    if _holds_text(X): raise TypeError(f"{name} holds text, not weights over a vocabulary; {_TOKENS_HINT}")
-    if sp.issparse(X): return X
-    try:
-        A = np.asarray(X)
-        if A.dtype.kind not in "biuf": raise TypeError
-        return A.astype(np.float64, copy=False)
-    except (TypeError, ValueError):
-        raise TypeError(f"{name} must be {expected}, got {type(X).__name__}") from None
-
-def _as_docs(X, name: str, V: int | None = None, *, allow_empty: bool = False) -> sp.csr_matrix:
-    "`X` as a canonical `(n, V) float64` CSR matrix; ValueError naming `name` if it is not valid weights."
-    X = _numeric(X, name, "a (n, V) sparse or dense matrix of document weights, one row per document")
-    X = sp.csr_matrix(np.atleast_2d(X) if not sp.issparse(X) else X, dtype=np.float64)
-    X.sum_duplicates(); X.eliminate_zeros(); X.sort_indices()
-    if V is not None and X.shape[1] != V:
-        raise ValueError(f"{name} has {X.shape[1]} columns (vocabulary size) but E has {V} rows")
-    if not np.all(np.isfinite(X.data)):
-        raise ValueError(f"{name} contains NaN or infinite weights")
-    if np.any(X.data < 0):
-        raise ValueError(f"{name} has negative weights; expected non-negative counts or weights")
-    if not allow_empty:
-        empty = np.flatnonzero(np.diff(X.indptr) == 0)
-        if len(empty):
-            raise ValueError(f"{name} row {empty[0]} (document {empty[0]}) has no weight: an empty document "
-                             f"or one without any in-vocabulary word ({len(empty)} such rows); drop them first")
-    return X
-
 _FLOAT_MAX = float(np.finfo(np.float64).max)
 
 def _unit_sum(w: np.ndarray, largest: float) -> np.ndarray:
@@ -98,82 +48,19 @@ def _l1_rows(X: sp.csr_matrix) -> sp.csr_matrix:
     X.data = X.data / np.repeat(sums, np.diff(X.indptr))
     return X
 
-def _word_index(vectors) -> tuple[dict, np.ndarray] | None:
-    "(word -> row, matrix) of a set of word vectors: an `embeddings.WordVectors` or a gensim `KeyedVectors`; None for anything else."
-    for index in ("index", "key_to_index"):
-        if isinstance(getattr(vectors, index, None), dict) and hasattr(vectors, "vectors"):
-            return getattr(vectors, index), vectors.vectors
-    return None
-
 def _as_embeddings(E, *, finite: bool = True) -> np.ndarray:
     "`E` through `as_points` as a float64 `(V, d)` matrix; TypeError pointing to `wmd_tokens` if it is a whole set of word vectors."
-    if _word_index(E) is not None:
+    if word_index(E) is not None:
         raise TypeError(f"E is a {type(E).__name__}, a whole vocabulary of word vectors: pass the (V, d) matrix of the words "
                         "that the columns of your weights count (e.g. wv.lookup(words)[0]), or use wmd_tokens(doc_a, doc_b, "
                         "vectors) on token lists")
     return as_points(E, "E", finite=finite)
 
-def _safe_scale(A: np.ndarray) -> tuple[np.ndarray, int]:
-    "`(A / 2**k, k)`: `A` divided exactly by a power of two if its magnitude would over- or underflow costs (`power_of_two_scale`), else `(A, 0)`."
-    k = power_of_two_scale(max(float(A.max()), -float(A.min()))) if A.size else 0
-    return (np.ldexp(A, -k), k) if k else (A, 0)
-
-def _unscale(d, k: int, code: int):
-    "Distances `d` computed on embeddings divided by 2**k, in the original units (x 2**k, x 4**k for the squared Euclidean cost; inf beyond the largest double)."
-    if k == 0: return d
-    with np.errstate(over="ignore"): return np.ldexp(d, k * (2 if code == 1 else 1))
-
 WMD_METRICS = ("euclidean", "sqeuclidean", "cityblock")   # the costs between word vectors the kernels compute
 
 def _metric_code(metric: str) -> int:
-    "The kernels' code of `metric` (its position in `WMD_METRICS`); ValueError listing them for any other metric."
-    return WMD_METRICS.index(check_metric(metric, WMD_METRICS))
-
-# %% ../nbs/wmd_impl.ipynb #c011
-@jit
-def _accumulate(out, x, yT, metric):
-    "out[b] += c(x_t, yT[t, b]) for every dimension t in order (one running sum per entry, vectorised over b)."
-    for t in range(yT.shape[0]):
-        for b in range(yT.shape[1]):
-            u = x[t] - yT[t, b]
-            out[b] += abs(u) if metric == 2 else u * u
-
-@jit
-def _accumulate4(C, a, x0, x1, x2, x3, yT, metric):
-    "`_accumulate` into rows a..a+3 of C, two dimensions per pass (every entry gets the same operations in the same order: the same bits)."
-    c0 = C[a]; c1 = C[a + 1]; c2 = C[a + 2]; c3 = C[a + 3]
-    d2 = yT.shape[0] - yT.shape[0] % 2
-    for t in range(0, d2, 2):
-        p0 = x0[t]; p1 = x1[t]; p2 = x2[t]; p3 = x3[t]; y = yT[t]
-        q0 = x0[t + 1]; q1 = x1[t + 1]; q2 = x2[t + 1]; q3 = x3[t + 1]; z = yT[t + 1]
-        for b in range(yT.shape[1]):
-            u0 = p0 - y[b]; u1 = p1 - y[b]; u2 = p2 - y[b]; u3 = p3 - y[b]
-            w0 = q0 - z[b]; w1 = q1 - z[b]; w2 = q2 - z[b]; w3 = q3 - z[b]
-            if metric == 2:
-                c0[b] = (c0[b] + abs(u0)) + abs(w0); c1[b] = (c1[b] + abs(u1)) + abs(w1)
-                c2[b] = (c2[b] + abs(u2)) + abs(w2); c3[b] = (c3[b] + abs(u3)) + abs(w3)
-            else:
-                c0[b] = (c0[b] + u0 * u0) + w0 * w0; c1[b] = (c1[b] + u1 * u1) + w1 * w1
-                c2[b] = (c2[b] + u2 * u2) + w2 * w2; c3[b] = (c3[b] + u3 * u3) + w3 * w3
-    if d2 < yT.shape[0]:                 # an odd last dimension
-        for r, x in enumerate((x0, x1, x2, x3)): _accumulate(C[a + r], x[d2:], yT[d2:], metric)
-
-@jit
-def _finish(out, metric):
-    if metric == 0:
-        for b in range(out.shape[0]): out[b] = math.sqrt(out[b])
-
-@jit
-def _cost_rows(E, rows, cols, metric):
-    "Cost matrix (len(rows), len(cols)) between word indices: 0 Euclidean, 1 squared Euclidean, 2 cityblock."
-    ET = np.ascontiguousarray(E[cols].T)
-    C = np.zeros((rows.shape[0], cols.shape[0]))
-    n4 = rows.shape[0] - rows.shape[0] % 4
-    for a in range(0, n4, 4):            # four rows and two dimensions per pass: fewer loads and stores
-        _accumulate4(C, a, E[rows[a]], E[rows[a + 1]], E[rows[a + 2]], E[rows[a + 3]], ET, metric)
-    for a in range(n4, rows.shape[0]): _accumulate(C[a], E[rows[a]], ET, metric)
-    for a in range(rows.shape[0]): _finish(C[a], metric)
-    return C
+    "The kernels' code of `metric` (its code in the metric registry); ValueError listing `WMD_METRICS` for any other metric."
+    return metric_code(metric, WMD_METRICS)
 
 # %% ../nbs/wmd_impl.ipynb #c012
 @jit
@@ -514,7 +401,7 @@ def _emd(a, b, C, F, cutoff=np.inf, duals=None):
 # %% ../nbs/wmd_impl.ipynb #c014
 def _marginal(a, name: str) -> np.ndarray:
     "Weights `a` as a float64 vector summing to 1 (a sum that overflows is taken after dividing by the largest weight)."
-    a = _numeric(a, name, "a 1-D vector of non-negative weights")
+    a = as_weights(a, name, "a 1-D vector of non-negative weights")
     a = np.ascontiguousarray(a.toarray() if sp.issparse(a) else a, dtype=np.float64).ravel()
     if not np.all(np.isfinite(a)): raise ValueError(f"{name} contains NaN or infinite weights")
     if np.any(a < 0): raise ValueError(f"{name} has negative weights")
@@ -524,10 +411,10 @@ def _marginal(a, name: str) -> np.ndarray:
     return a / s
 
 def _cost_matrix(M, shape: tuple[int, int]) -> tuple[np.ndarray, int]:
-    "The finite cost `M` of `shape`, divided by 2**k when its magnitude is extreme (`_safe_scale`): `(M', k)`."
-    M = as_points(_numeric(M, "M", f"a {shape} cost matrix"), "M")
+    "The finite cost `M` of `shape`, divided by 2**k when its magnitude is extreme (`rescale_exactly`): `(M', k)`."
+    M = as_points(as_weights(M, "M", f"a {shape} cost matrix"), "M")
     if M.shape != shape: raise ValueError(f"M has shape {M.shape}, expected {shape}")
-    return _safe_scale(M)
+    return rescale_exactly(M)
 
 def emd(a, b, M) -> np.ndarray:
     "Optimal transport plan `(n1, n2)` between weights `a (n1,)`, `b (n2,)` (normalised to sum 1) for cost `M (n1, n2)`."
@@ -584,7 +471,7 @@ def _wmd_words(E, xi, a, yi, b, metric):
     "`_wmd_pair` with the cost computed from `E` for the words left after the reduction only (the same bits)."
     rows, cols, ar, br = _shared_mass(xi, a, yi, b, metric != 1)
     if ar.shape[0] == 0 or br.shape[0] == 0: return 0.0
-    return _emd(ar, br, _cost_rows(E, xi[rows], yi[cols], metric), np.empty((0, 0)))
+    return _emd(ar, br, _distance_rows(E, xi[rows], E, yi[cols], metric), np.empty((0, 0)))
 
 # %% ../nbs/wmd_impl.ipynb #c019
 @jit
@@ -616,7 +503,7 @@ _WEIGHT_ERRORS = {1: "{} contains NaN or infinite weights",
 
 def _doc_vector(x, name: str, V: int) -> tuple[np.ndarray, np.ndarray]:
     "Word ids and weights (summing to 1) of one document given as a (V,) array or a (1, V) sparse row."
-    x = _numeric(x, name, "one document: a (V,) vector of weights over the vocabulary, or a (1, V) sparse row")
+    x = as_weights(x, name, "one document: a (V,) vector of weights over the vocabulary, or a (1, V) sparse row")
     if sp.issparse(x):
         x = x if x.format == "csr" else x.tocsr()
         if x.shape[0] != 1: raise ValueError(f"{name} must be one document (one row), got {x.shape[0]} rows")
@@ -634,12 +521,12 @@ def _doc_vector(x, name: str, V: int) -> tuple[np.ndarray, np.ndarray]:
     return idx.astype(np.int64, copy=False), _unit_sum(w, largest)
 
 def _doc_pair(x, y, E):
-    "Word ids and weights of documents x and y, and E (only their rows checked), rescaled as `_safe_scale` does: (xi, a, yi, b, E, k)."
+    "Word ids and weights of documents x and y, and E (only their rows checked), rescaled as `rescale_exactly` does: (xi, a, yi, b, E, k)."
     E = _as_embeddings(E, finite=False)
     xi, a = _doc_vector(x, "x", E.shape[0]); yi, b = _doc_vector(y, "y", E.shape[0])
     largest = _rows_max_abs(E, xi, yi)
     if not np.isfinite(largest): raise ValueError("E contains NaN or infinite values")   # only the rows used are checked
-    k = power_of_two_scale(largest)
+    k = power_of_two_exponent(largest)
     if k:                                # an exact rescaled copy of the rows used
         used = np.union1d(xi, yi); E = np.ldexp(E[used], -k)
         xi, yi = np.searchsorted(used, xi), np.searchsorted(used, yi)
@@ -649,7 +536,7 @@ def wmd(x, y, E, *, metric: str = "euclidean") -> float:
     "Exact WMD between weight vectors `x, y (V,)` (normalised to sum 1) with word embeddings `E (V, d)`."
     xi, a, yi, b, E, k = _doc_pair(x, y, E)
     code = _metric_code(metric)
-    return float(_unscale(_wmd_words(E, xi, a, yi, b, code), k, code))
+    return float(unscale(_wmd_words(E, xi, a, yi, b, code), k, code))
 
 # %% ../nbs/wmd_impl.ipynb #c022
 @jit
@@ -660,22 +547,22 @@ def _paired(aptr, aind, adat, bptr, bind, bdat, E, metric, out):
 
 def wmd_paired(Xa, Xb, E, *, metric: str = "euclidean") -> np.ndarray:
     "Exact WMD between row `i` of `Xa (n, V)` and row `i` of `Xb (n, V)` for every `i`: `(n,)`."
-    E, k = _safe_scale(_as_embeddings(E)); code = _metric_code(metric)
-    Xa = _l1_rows(_as_docs(Xa, "Xa", E.shape[0])); Xb = _l1_rows(_as_docs(Xb, "Xb", E.shape[0]))
+    E, k = rescale_exactly(_as_embeddings(E)); code = _metric_code(metric)
+    Xa = _l1_rows(as_document_weights(Xa, "Xa", E.shape[0])); Xb = _l1_rows(as_document_weights(Xb, "Xb", E.shape[0]))
     if Xa.shape[0] != Xb.shape[0]: raise ValueError(f"Xa has {Xa.shape[0]} rows, Xb has {Xb.shape[0]}")
     out = np.empty(Xa.shape[0]); i64 = lambda v: v.astype(np.int64)
     _paired(i64(Xa.indptr), i64(Xa.indices), Xa.data, i64(Xb.indptr), i64(Xb.indices), Xb.data, E, code, out)
-    return _unscale(out, k, code)
+    return unscale(out, k, code)
 
 # %% ../nbs/wmd_impl.ipynb #c025
 def travel_distances(x, y, E, *, metric: str = "euclidean") -> tuple[np.ndarray, np.ndarray]:
     "Costs and masses `(m,), (m,)` of the word pairs that exchange mass in the optimal WMD flow from `x` to `y`."
     xi, a, yi, b, E, k = _doc_pair(x, y, E)
     code = _metric_code(metric)
-    C = _cost_rows(E, xi, yi, code); F = np.empty(C.shape)
+    C = _distance_rows(E, xi, E, yi, code); F = np.empty(C.shape)
     _emd(a, b, C, F)
     nz = F > 0
-    return _unscale(C[nz], k, code), F[nz]
+    return unscale(C[nz], k, code), F[nz]
 
 # %% ../nbs/wmd_impl.ipynb #c028
 def onehot_embeddings(V: int) -> np.ndarray:
@@ -707,8 +594,8 @@ def _ict_bound(C, a, b):
 # %% ../nbs/wmd_impl.ipynb #c034
 @jit
 def _query_costs(E, qw, metric):
-    "Cost from every vocabulary word to each query word, (V, len(qw)): `_cost_rows` over the whole vocabulary (same bits)."
-    return _cost_rows(E, np.arange(E.shape[0]), qw, metric)
+    "Cost from every vocabulary word to each query word, (V, len(qw)): `_distance_rows` over the whole vocabulary (same bits)."
+    return _distance_rows(E, np.arange(E.shape[0]), E, qw, metric)
 
 @jit
 def _gather_costs(DT, r_ind):
@@ -849,18 +736,14 @@ def _knn_query(DT, query, refs, centroids, metric, k, exclude, out):
             n_exact += 1
             if not np.isnan(duals[0]): _pool_add(pool, C, cols, duals[Cr.shape[0]:])
             if dist > cut: continue              # the solver stopped early: a dual bound already exceeded cut
-        if dist < kth or (dist == kth and r < out_i[k - 1]):
-            pos = k - 1                  # insertion into the sorted top-k list, ties by smaller index
-            while pos > 0 and (out_d[pos - 1] > dist or (out_d[pos - 1] == dist and out_i[pos - 1] > r)):
-                out_d[pos] = out_d[pos - 1]; out_i[pos] = out_i[pos - 1]; pos -= 1
-            out_d[pos] = dist; out_i[pos] = r
+        _topk_insert(out_d, out_i, dist, r)     # the package's one top-list kernel: ties to the smaller index
     return n_exact
 
 # %% ../nbs/wmd_impl.ipynb #c037
 def _prepare(Xq, Xr, E, metric):
-    "Validated query/reference CSR matrices (rows summing to 1), embeddings (rescaled as `_safe_scale` does, by 2**k), reference centroids, metric code and k."
-    E, k = _safe_scale(_as_embeddings(E)); code = _metric_code(metric)
-    Xq = _l1_rows(_as_docs(Xq, "Xq", E.shape[0])); Xr = _l1_rows(_as_docs(Xr, "Xr", E.shape[0]))
+    "Validated query/reference CSR matrices (rows summing to 1), embeddings (rescaled as `rescale_exactly` does, by 2**k), reference centroids, metric code and k."
+    E, k = rescale_exactly(_as_embeddings(E)); code = _metric_code(metric)
+    Xq = _l1_rows(as_document_weights(Xq, "Xq", E.shape[0])); Xr = _l1_rows(as_document_weights(Xr, "Xr", E.shape[0]))
     return Xq, Xr, E, np.ascontiguousarray(Xr @ E), code, k
 
 def _knn_chunk(rows, Xq, Xr, E, Cr, code, k, exclude_self):
@@ -895,7 +778,7 @@ def wmd_knn(Xq, Xr, E, k: int, *, metric: str = "euclidean", n_jobs: int = 1, ba
     "Exact `k` nearest rows of `Xr (nr, V)` for every row of `Xq (nq, V)` by WMD: `(dist (nq, k), idx (nq, k))`, ascending, ties by index."
     k, n_jobs = check_int(k, "k"), check_n_jobs(n_jobs)
     if chunk_size is not None: chunk_size = check_int(chunk_size, "chunk_size", low=1)
-    Xq, Xr, E, Cr, code, scale = _prepare(Xq, Xr, E, metric)
+    Xq, Xr, E, Cr, code, shift = _prepare(Xq, Xr, E, metric)
     if exclude_self: _check_prefix(Xq, Xr)
     avail = Xr.shape[0] - (1 if exclude_self else 0)
     if not 1 <= k <= avail: raise ValueError(f"k must be in 1..{avail} (number of reference documents), got {k}")
@@ -905,8 +788,8 @@ def wmd_knn(Xq, Xr, E, k: int, *, metric: str = "euclidean", n_jobs: int = 1, ba
     dist = np.concatenate([p[0] for p in parts]) if parts else np.empty((0, k))
     idx = np.concatenate([p[1] for p in parts]) if parts else np.empty((0, k), dtype=np.int64)
     if return_stats:
-        return _unscale(dist, scale, code), idx, {"exact": int(sum(p[2] for p in parts)), "pairs": Xq.shape[0] * Xr.shape[0]}
-    return _unscale(dist, scale, code), idx
+        return unscale(dist, shift, code), idx, {"exact": int(sum(p[2] for p in parts)), "pairs": Xq.shape[0] * Xr.shape[0]}
+    return unscale(dist, shift, code), idx
 
 # %% ../nbs/wmd_impl.ipynb #c039
 def _pairwise_chunk(rows, Xq, Xr, E, code):
@@ -920,16 +803,16 @@ def _pairwise_chunk(rows, Xq, Xr, E, code):
 def wmd_pairwise(Xq, Xr, E, *, metric: str = "euclidean", n_jobs: int = 1, backend: str | None = None) -> np.ndarray:
     "Exact WMD between every row of `Xq (nq, V)` and every row of `Xr (nr, V)`: `(nq, nr)`."
     n_jobs = check_n_jobs(n_jobs)
-    Xq, Xr, E, _, code, scale = _prepare(Xq, Xr, E, metric)
+    Xq, Xr, E, _, code, shift = _prepare(Xq, Xr, E, metric)
     chunks = _chunks(Xq.shape[0], n_jobs if n_jobs > 0 else 8, None)
     work = partial(_pairwise_chunk, Xq=Xq, Xr=Xr, E=E, code=code)
     parts = parallel_map(work, chunks, n_jobs=n_jobs, backend=backend, desc="wmd_pairwise")
-    return _unscale(np.concatenate(parts) if parts else np.empty((0, Xr.shape[0])), scale, code)
+    return unscale(np.concatenate(parts) if parts else np.empty((0, Xr.shape[0])), shift, code)
 
 # %% ../nbs/wmd_impl.ipynb #c042
 def _tokens(doc, name: str) -> list[str]:
     "`doc` as a list of str tokens; ValueError or TypeError naming `name` and saying what to pass otherwise."
-    if doc is None: raise ValueError(f"{name} is None; expected a list of tokens, e.g. 'the cat sat'.split()")
+    if doc is None: raise TypeError(f"{name} is None; expected a list of tokens, e.g. 'the cat sat'.split()")
     if isinstance(doc, str): raise TypeError(f"{name} is a string; pass its tokens, e.g. {name}.lower().split()")
     try: tokens = list(doc)
     except TypeError: raise TypeError(f"{name} must be a list of tokens (str), got {type(doc).__name__}") from None
@@ -939,7 +822,7 @@ def _tokens(doc, name: str) -> list[str]:
 
 def _token_lists(docs, name: str) -> list[list[str]]:
     "`docs` as a list of token lists; errors naming `name` (or the document `name[i]`) otherwise."
-    if docs is None: raise ValueError(f"{name} is None; expected a list of token lists")
+    if docs is None: raise TypeError(f"{name} is None; expected a list of token lists")
     if isinstance(docs, str) or (isinstance(docs, (list, tuple)) and docs and isinstance(docs[0], str)):
         raise TypeError(f"{name} must be a list of token lists, e.g. [text.lower().split() for text in texts]; "
                         "for two single documents use wmd_tokens(doc_a, doc_b, vectors)")
@@ -947,7 +830,7 @@ def _token_lists(docs, name: str) -> list[list[str]]:
 
 def _token_problem(docs: list[list[str]], names: list[str], vectors, normalize: bool) -> tuple[sp.csr_matrix, np.ndarray]:
     "Counts `(len(docs), V)` of the tokens of `docs` that `vectors` has, and their vectors `E (V, d) float64` (unit rows if `normalize`)."
-    found = _word_index(vectors)
+    found = word_index(vectors)
     if found is None:
         raise TypeError("vectors must be an embeval_nb.embeddings.WordVectors (e.g. load_glove()) or a gensim "
                         f"KeyedVectors, got {type(vectors).__name__}")
@@ -976,37 +859,22 @@ def wmd_tokens_pairwise(docs_a, docs_b, vectors, *, metric: str = "euclidean", n
     return wmd_pairwise(X[:len(A)], X[len(A):], E, metric=metric, n_jobs=n_jobs)
 
 # %% ../nbs/wmd_impl.ipynb #c046
-def bow_distances(Xq, Xr, *, norm: str | None = "l1", metric: str = "l1", n_jobs: int | None = None) -> np.ndarray:
-    "Distances `(nq, nr)` between rows of `Xq` and `Xr` normalised by `norm` (None, 'l1', 'l2') under `metric` ('l1', 'l2')."
+BOW_METRICS = ("cityblock", "euclidean")       # the L1 and L2 distances of the paper's baselines, in scipy's names
+
+def bow_distances(Xq, Xr, *, norm: str | None = "l1", metric: str = "cityblock", n_jobs: int | None = None) -> np.ndarray:
+    "Distances `(nq, nr)` between rows of `Xq` and `Xr` normalised by `norm` (None, 'l1', 'l2') under `metric` ('cityblock' or 'euclidean')."
     from sklearn.metrics import pairwise_distances
-    from sklearn.preprocessing import normalize
-    if norm not in (None, "l1", "l2"): raise ValueError(f"norm must be None, 'l1' or 'l2', got {norm!r}")
-    if metric not in ("l1", "l2"): raise ValueError(f"metric must be 'l1' or 'l2', got {metric!r}")
-    Xq = _as_docs(Xq, "Xq", allow_empty=True); Xr = _as_docs(Xr, "Xr", Xq.shape[1], allow_empty=True)
-    if norm: Xq, Xr = normalize(Xq, norm=norm), normalize(Xr, norm=norm)
-    return pairwise_distances(Xq, Xr, metric="manhattan" if metric == "l1" else "euclidean", n_jobs=n_jobs)
-
-def idf_weights(X_fit, *, convention: str = "train_log2") -> np.ndarray:
-    "IDF `(V,)` fitted on `X_fit (N, V)`: 'train_log2' = log2(N/df), 'all_ln' = ln(N/df); 0 where df is 0."
-    if convention not in ("train_log2", "all_ln"):
-        raise ValueError(f"convention must be 'train_log2' or 'all_ln', got {convention!r}")
-    X = _as_docs(X_fit, "X_fit", allow_empty=True)
-    df = np.bincount(X.indices, minlength=X.shape[1]).astype(np.float64)
-    log = np.log2 if convention == "train_log2" else np.log
-    with np.errstate(divide="ignore"):
-        return np.where(df > 0, log(X.shape[0] / np.maximum(df, 1)), 0.0)
-
-def tfidf(X, idf) -> sp.csr_matrix:
-    "`X (n, V)` with column j scaled by `idf[j]`, explicit zeros removed."
-    X = _as_docs(X, "X", allow_empty=True); idf = np.asarray(idf, dtype=np.float64)
-    if idf.shape != (X.shape[1],): raise ValueError(f"idf has shape {idf.shape}, expected ({X.shape[1]},)")
-    Y = sp.csr_matrix(X @ sp.diags(idf)); Y.eliminate_zeros()
-    return Y
+    norm, metric = check_choice(norm, "norm", (None, "l1", "l2")), check_metric(metric, BOW_METRICS)
+    Xq = as_document_weights(Xq, "Xq", allow_empty=True)
+    Xr = as_document_weights(Xr, "Xr", Xq.shape[1], allow_empty=True, words_of="Xq has {} columns")
+    if norm: Xq, Xr = normalize_rows(Xq, norm), normalize_rows(Xr, norm)
+    Xq, Xr, shift = rescale_exactly(Xq, Xr)                     # both distances are of degree 1 in the weights
+    return unscale(pairwise_distances(Xq, Xr, metric=metric, n_jobs=check_n_jobs(n_jobs)), shift, EUCLIDEAN)
 
 # %% ../nbs/wmd_impl.ipynb #c049
 def find_duplicates(X) -> list[np.ndarray]:
     "Groups (ascending index arrays, ordered by first index) of rows of `X` with identical counts."
-    X = _as_docs(X, "X", allow_empty=True)
+    X = as_document_weights(X, "X", allow_empty=True)
     groups: dict = {}
     for r in range(X.shape[0]):
         s, t = X.indptr[r], X.indptr[r + 1]
@@ -1015,8 +883,8 @@ def find_duplicates(X) -> list[np.ndarray]:
 
 def drop_duplicates(X, splits, *, seed: int = 0, keep: str = "last") -> tuple[np.ndarray, list]:
     "Rows to keep `(m,)` (one per duplicate group, chosen in a seeded random order) and `splits` re-indexed to them."
-    if keep not in ("first", "last"): raise ValueError(f"keep must be 'first' or 'last', got {keep!r}")
-    X = _as_docs(X, "X", allow_empty=True); n = X.shape[0]
+    keep = check_choice(keep, "keep", ("first", "last")); seed = check_int(seed, "seed", low=0, high=2 ** 32 - 1)
+    X = as_document_weights(X, "X", allow_empty=True); n = X.shape[0]
     rank = np.empty(n, dtype=np.int64); rank[np.random.RandomState(seed).permutation(n)] = np.arange(n)
     kept = np.ones(n, dtype=bool)
     for g in find_duplicates(X):
@@ -1040,7 +908,7 @@ def knn_predict(neigh_idx, y_ref, k: int) -> np.ndarray:
 def wknn_predict(neigh_idx, neigh_dist, y_ref, gamma: float, *, stable: bool = False) -> np.ndarray:
     "Label `(nq,)` with the largest sum of weights `exp(-d/gamma)` over all given neighbours; ties to the smallest label."
     neigh_idx, neigh_dist = np.asarray(neigh_idx), np.asarray(neigh_dist, dtype=np.float64)
-    if gamma <= 0: raise ValueError(f"gamma must be positive, got {gamma}")
+    gamma, stable = check_real(gamma, "gamma", low=0, low_open=True), check_bool(stable, "stable")
     classes, codes = np.unique(np.asarray(y_ref), return_inverse=True)
     shift = neigh_dist[:, :1] if stable else 0.0
     w = np.exp(-(neigh_dist - shift) / gamma)
@@ -1054,8 +922,9 @@ def _topk_from_matrix(Dm: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     idx = np.argsort(Dm, axis=1, kind="stable")[:, :k].copy()   # a copy: a view would keep the whole (nq, nr) argsort alive
     return np.take_along_axis(Dm, idx, axis=1), idx
 
-def bow_neighbours(norm: str | None = "l1", metric: str = "l1", idf=None, *, n_jobs: int | None = None) -> Callable:
+def bow_neighbours(norm: str | None = "l1", metric: str = "cityblock", idf=None, *, n_jobs: int | None = None) -> Callable:
     "A neighbour function `(Xq, Xr, k) -> (dist, idx)` for BOW (or TF-IDF with `idf`) under `norm`/`metric`."
+    norm, metric = check_choice(norm, "norm", (None, "l1", "l2")), check_metric(metric, BOW_METRICS)
     def neighbours(Xq, Xr, k):
         if idf is not None: Xq, Xr = tfidf(Xq, idf), tfidf(Xr, idf)
         return _topk_from_matrix(bow_distances(Xq, Xr, norm=norm, metric=metric, n_jobs=n_jobs), k)
@@ -1090,6 +959,7 @@ class WknnResult:
 def _split(n: int, test_size: float, seed: int, n_validation: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     "(fit, validation) positions of `train_test_split(range(n))`; at most `n_validation` validation positions (a seeded subset, order kept)."
     from sklearn.model_selection import train_test_split
+    seed = check_int(seed, "seed", low=0, high=2 ** 32 - 1)
     tr, va = train_test_split(np.arange(n), test_size=test_size, random_state=seed)
     if n_validation is not None and check_int(n_validation, "n_validation", low=1) < len(va):
         va = va[np.sort(np.random.default_rng(seed).permutation(len(va))[:n_validation])]
@@ -1122,6 +992,8 @@ def evaluate_wknn(neighbours: Callable, X_train, y_train, X_test, y_test, *, gam
                   seed: int = 0, stable: bool = False, n_validation: int | None = None) -> WknnResult:
     "Test error (%) and predictions of weighted kNN (k neighbours, weights exp(-d/gamma)), gamma chosen on a 70/30 split."
     gammas = (np.arange(20) + 1) / 200 if gammas is None else np.asarray(gammas, dtype=np.float64)
+    if gammas.ndim != 1 or len(gammas) == 0 or not (np.isfinite(gammas) & (gammas > 0)).all():
+        raise ValueError(f"gammas must be a non-empty 1-D sequence of positive finite numbers, got {gammas!r}")
     k = check_int(k, "k", low=1)
     y_train, y_test = _labels(X_train, y_train, X_test, y_test)
     tr, va = _split(len(y_train), 0.3, seed, n_validation)
@@ -1134,13 +1006,9 @@ def evaluate_wknn(neighbours: Callable, X_train, y_train, X_test, y_test, *, gam
                       tuple(100.0 * (1 - c / len(va)) for c in correct), predicted, predicted == y_test)
 
 # %% ../nbs/wmd_impl.ipynb #c059
-def fingerprint(X) -> str:
-    "A content hash of a sparse or dense matrix `X (n, V)`: its shape, sparsity structure and values."
-    import hashlib
-    X = sp.csr_matrix(X); h = hashlib.sha1(repr(X.shape).encode())
-    for part in (X.indptr.astype(np.int64), X.indices.astype(np.int64), X.data):
-        h.update(np.ascontiguousarray(part).tobytes())
-    return h.hexdigest()
+def _matrix_key(X) -> str:
+    "The content key of a sparse or dense matrix `X (n, V)` (dense and sparse forms of one matrix get the same key)."
+    return content_key(sp.csr_matrix(X))
 
 class CachedNeighbours:
     "A neighbour function `(Xq, Xr, k) -> (dist, idx)` that runs each distinct search once, with `max(k, kmax)` columns."
@@ -1153,12 +1021,12 @@ class CachedNeighbours:
         dist, idx = np.asarray(dist), np.asarray(idx)
         if dist.shape != idx.shape or dist.ndim != 2 or dist.shape[0] != Xq.shape[0]:
             raise ValueError(f"dist {dist.shape} and idx {idx.shape} must both be ({Xq.shape[0]}, k): a list per row of Xq")
-        self.cache[fingerprint(Xq), fingerprint(Xr)] = (dist, idx)
+        self.cache[_matrix_key(Xq), _matrix_key(Xr)] = (dist, idx)
 
     def get(self, Xq, Xr, k: int) -> tuple[np.ndarray, np.ndarray]:
         "The whole stored lists (at least `k` columns) for (Xq, Xr), searching with max(k, kmax) columns if needed."
         if not 1 <= check_int(k, "k") <= Xr.shape[0]: raise ValueError(f"k must be in 1..{Xr.shape[0]} (rows of Xr), got {k}")
-        key = (fingerprint(Xq), fingerprint(Xr))
+        key = (_matrix_key(Xq), _matrix_key(Xr))
         if key not in self.cache or self.cache[key][1].shape[1] < k:
             t = time.perf_counter()
             self.cache[key] = self.base(Xq, Xr, min(max(k, self.kmax), Xr.shape[0]))
@@ -1201,11 +1069,11 @@ def restrict_neighbours(neighbours: CachedNeighbours, W, te, tr, te_sub, tr_sub,
 # %% ../nbs/wmd_impl.ipynb #c065
 def pca_embeddings(E, X, dim: int = 5) -> np.ndarray:
     "`E (V, d)` centred and projected on its top `dim` principal directions, words weighted by document frequency in `X (n, V)`: `(V, dim)`."
-    E = _as_embeddings(E); X = _as_docs(X, "X", E.shape[0], allow_empty=True)
+    E, shift = rescale_exactly(_as_embeddings(E), near_one=True); X = as_document_weights(X, "X", E.shape[0], allow_empty=True)
     if not 1 <= check_int(dim, "dim") <= E.shape[1]: raise ValueError(f"dim must be in 1..{E.shape[1]} (the columns of E), got {dim}")
     w = np.asarray((X > 0).sum(axis=0)).ravel().astype(float)
     if w.sum() == 0: raise ValueError("X has no word occurrences: there is nothing to fit the PCA on")
     mu = w @ E / w.sum(); Z = E - mu
     cov = (Z * w[:, None]).T @ Z / w.sum()
     vals, vecs = np.linalg.eigh(cov)
-    return np.ascontiguousarray(Z @ vecs[:, ::-1][:, :dim])
+    return np.ldexp(np.ascontiguousarray(Z @ vecs[:, ::-1][:, :dim]), shift)

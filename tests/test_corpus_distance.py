@@ -1,6 +1,8 @@
 """Tests for embeval_nb.corpus_distance: every distance against an independent reference (dcor, prdc, mauve-text,
 scipy, plain numpy, statsmodels) on seeded input and edge cases, the KSC construction, the KDE classification, bad
 input, and a smoke run of the chapter's reproduction notebook."""
+import contextlib
+import io
 import math
 
 import numpy as np
@@ -40,8 +42,8 @@ def corpora(seed, n=40, m=30, d=8, shift=0.3):
 def test_energy_matches_dcor(seed, n, m, d):
     dcor = pytest.importorskip("dcor")
     X, Y = corpora(seed, n, m, d)
-    for block in (7, 1024):
-        ours = energy_distance(X, Y, metric="euclidean", block=block)
+    for working_memory in (1e-4, None):                     # 3 x 3 tiles, and the default budget
+        ours = energy_distance(X, Y, metric="euclidean", working_memory=working_memory)
         np.testing.assert_allclose(ours, dcor.energy_distance(X, Y), rtol=1e-9, atol=1e-12)
 
 
@@ -49,7 +51,7 @@ def test_energy_matches_dcor(seed, n, m, d):
 def test_energy_matches_numpy_eq3(metric):
     X, Y = corpora(5, 33, 47, 6)
     ref = 2 * distances(X, Y, metric).mean() - distances(X, X, metric).mean() - distances(Y, Y, metric).mean()
-    np.testing.assert_allclose(energy_distance(X, Y, metric=metric, block=10), ref, rtol=1e-10, atol=1e-14)
+    np.testing.assert_allclose(energy_distance(X, Y, metric=metric, working_memory=1e-4), ref, rtol=1e-10, atol=1e-14)
 
 
 def test_energy_root_is_the_authors_square_root():
@@ -77,10 +79,14 @@ def test_near_duplicates_are_accurate_at_any_scale():
 
 
 def test_blocking_does_not_change_results():
+    from embeval_nb.metrics import tiles
     X, Y = corpora(9, 130, 70, 5)
+    assert len(tiles(130, 70, working_memory=1e-4)) > 100 and len(tiles(130, 70)) == 1   # many tiles, and one
     for f in (energy_distance, average_hausdorff, irpr):
-        np.testing.assert_allclose(f(X, Y, block=3), f(X, Y), rtol=1e-12)
-    assert prdc(X, Y, 4, block=3) == prdc(X, Y, 4)
+        for metric in ("euclidean", "angular"):
+            np.testing.assert_allclose(f(X, Y, metric=metric, working_memory=1e-4), f(X, Y, metric=metric), rtol=1e-12)
+    for metric in ("euclidean", "cosine", "angular"):
+        assert prdc(X, Y, 4, metric=metric, working_memory=1e-4) == prdc(X, Y, 4, metric=metric)
 
 
 # ---------------------------------------------------------------- AHD, IRPR
@@ -89,8 +95,8 @@ def test_ahd_and_irpr_match_numpy(metric):
     X, Y = corpora(10, 25, 60, 7)
     D = distances(X, Y, metric)
     p, r = D.min(1).mean(), D.min(0).mean()
-    np.testing.assert_allclose(average_hausdorff(X, Y, metric=metric, block=8), (p + r) / 2, rtol=1e-12)
-    np.testing.assert_allclose(irpr(X, Y, metric=metric, block=8), 2 * p * r / (p + r), rtol=1e-12)
+    np.testing.assert_allclose(average_hausdorff(X, Y, metric=metric, working_memory=1e-4), (p + r) / 2, rtol=1e-12)
+    np.testing.assert_allclose(irpr(X, Y, metric=metric, working_memory=1e-4), 2 * p * r / (p + r), rtol=1e-12)
 
 
 def test_ahd_irpr_identical_corpora_are_zero():
@@ -146,7 +152,7 @@ def test_prdc_matches_the_prdc_package(seed, n, m, d, k, capsys):
     prdc_pkg = pytest.importorskip("prdc")
     real, fake = corpora(seed, n, m, d, shift=0.4)
     ref = prdc_pkg.compute_prdc(real, fake, k)
-    ours = prdc(real, fake, k, block=17)
+    ours = prdc(real, fake, k, working_memory=1e-4)
     np.testing.assert_allclose(ours, [ref["precision"], ref["recall"], ref["density"], ref["coverage"]], rtol=1e-12)
 
 
@@ -162,7 +168,7 @@ def prdc_numpy(real, fake, k, metric):
 def test_prdc_on_cosine_and_angular_distances(metric):
     real, fake = corpora(13, 45, 50, 12, shift=0.2)
     for k in (1, 3, 7):
-        np.testing.assert_allclose(prdc(real, fake, k, metric=metric, block=9), prdc_numpy(real, fake, k, metric))
+        np.testing.assert_allclose(prdc(real, fake, k, metric=metric, working_memory=1e-4), prdc_numpy(real, fake, k, metric))
 
 
 def test_prdc_duplicates_have_empty_balls():
@@ -185,6 +191,41 @@ def test_pr_and_dc_distances_follow_the_authors_formulas():
     assert prdc(twins, between, 1, metric="euclidean").density == 2.0
     assert dc_distance(twins, between, 1, metric="euclidean") == 0.0      # density clipped at 1, coverage 1
     assert pr_distance(real, real + 1000, 2, metric="euclidean") == 1.0
+
+
+def prdc_brute_force(real, fake, k, metric):
+    "PRDC from the package's exact all-pairs distances: radius = k-th smallest distance to the other rows, strict <."
+    from embeval_nb.metrics import pairwise_distances
+    r_real = np.sort(pairwise_distances(real, metric=metric), 1)[:, k]      # column 0 is the row itself (0)
+    r_fake = np.sort(pairwise_distances(fake, metric=metric), 1)[:, k]
+    D = pairwise_distances(real, fake, metric=metric)
+    return PRDC(float((D < r_real[:, None]).any(0).mean()), float((D < r_fake[None]).any(1).mean()),
+                float((D < r_real[:, None]).sum() / (k * len(fake))), float((D.min(1) < r_real).mean()))
+
+
+def test_prdc_of_shared_points_and_duplicates():
+    """The former defect: a fake sample that is a permutation of the real one (every fake point sits on a real point,
+    at distance 0) has density 1 as the prdc package computes it; with shared points between the sets and duplicates
+    inside a set, every budget gives the brute-force numbers of the exact kernel with the strict inequalities."""
+    prdc_pkg = pytest.importorskip("prdc")
+    r = np.random.default_rng(0)
+    X = r.normal(size=(300, 64))
+    Y = X[r.permutation(300)]
+    with contextlib.redirect_stdout(io.StringIO()):                       # the package prints the sample sizes
+        ref = prdc_pkg.compute_prdc(X, Y, 1)
+    assert ref["density"] == 1.0
+    assert prdc(X, Y, 1).density == ref["density"]
+    assert prdc(X, Y, 1) == (ref["precision"], ref["recall"], ref["density"], ref["coverage"])
+    cases = [(X, Y),                                                      # the same points, in another order
+             (np.vstack([X, X[:40]]), np.vstack([Y[:150], Y[:30], X[200:250]])),   # duplicates inside each set
+             (np.vstack([X[:100], X[:100] * 3.0]), np.vstack([X[50:150], X[:20] * 0.5, r.normal(size=(30, 64))]))]
+    for real, fake in cases:                                              # the last: equal directions for cosine
+        for metric in ("euclidean", "cosine"):
+            for k in (1, 2, 5):
+                expected = prdc_brute_force(real, fake, k, metric)
+                for working_memory in (1e-4, 0.01, 1.0, None):
+                    assert prdc(real, fake, k, metric=metric, working_memory=working_memory) == expected, \
+                        (len(real), len(fake), metric, k, working_memory)
 
 
 # ---------------------------------------------------------------- MAUVE, classifier
@@ -237,7 +278,8 @@ def test_ksc_bad_input():
     with pytest.raises(ValueError, match="K must be an integer >= 1"): known_similarity_corpora(A, A, 0, 10)
     with pytest.raises(ValueError, match="K \\+ 1 = 16"): known_similarity_corpora(A, A, 15, 15)
     with pytest.raises(ValueError, match="at least n=50"): known_similarity_corpora(A[:40], A, 5, 50)
-    with pytest.raises(ValueError, match="K must be"): known_similarity_corpora(A, A, 2.5, 10)
+    with pytest.raises(TypeError, match="K must be an integer, got 2.5"): known_similarity_corpora(A, A, 2.5, 10)
+    with pytest.raises(TypeError, match="n must be an integer, got None"): known_similarity_corpora(A, A, 2, None)
 
 
 def test_ksc_distances_pairs_and_shared_draws():
@@ -288,9 +330,11 @@ def test_energy_from_centroids_equals_the_pairwise_kernels(metric):
     pairwise kernels of the other distances give the same number."""
     from embeval_nb.corpus_distance import _cross, _prepare, _within_mean
     X, Y = corpora(21, 300, 250, 20)
-    P = _prepare(X, Y, metric)
-    pairwise = 2 * _cross(P, 64).mean - _within_mean(P.X, P.xsq, P.code, 16) - _within_mean(P.Y, P.ysq, P.code, 16)
-    np.testing.assert_allclose(energy_distance(X, Y, metric=metric), pairwise, rtol=1e-10)
+    P, Q = _prepare(X, Y, metric)
+    for working_memory in (0.03, 1e-4):                    # 64 x 64 and 3 x 3 tiles
+        pairwise = (2 * _cross(P, Q, 0.0, working_memory, nearest=False).mean - _within_mean(P, 0.0, working_memory)
+                    - _within_mean(Q, 0.0, working_memory))
+        np.testing.assert_allclose(energy_distance(X, Y, metric=metric), pairwise, rtol=1e-10)
     assert energy_distance(X, X, metric=metric) == 0.0
 
 
@@ -347,7 +391,8 @@ def test_perturb_group_moves_the_nearest_neighbours_together():
 
 def test_perturb_group_bad_input():
     s = paired_blobs(20, 2, seed=0)
-    with pytest.raises(ValueError, match="p must lie in"): perturb_group(s.B, s.centres, 1.5, 1.0)
+    with pytest.raises(ValueError, match=r"p must be a number in \[0, 1\], got 1.5"): perturb_group(s.B, s.centres, 1.5, 1.0)
+    with pytest.raises(TypeError, match="p must be a real number"): perturb_group(s.B, s.centres, None, 1.0)
     with pytest.raises(ValueError, match="delta must be"): perturb_group(s.B, s.centres, 0.1, -1.0)
     with pytest.raises(ValueError, match="centres has shape"): perturb_group(s.B, s.centres[:5], 0.1, 1.0)
     with pytest.raises(ValueError, match="direction"): perturb_group(s.B, s.centres, 0.1, 1.0, direction="up")
@@ -367,17 +412,25 @@ def test_bad_input_names_the_argument(name):
     with pytest.raises(ValueError, match="Y contains NaN"): f(X, np.where(np.eye(10, 3) > 0, np.nan, Y))
     with pytest.raises(ValueError, match="X needs at least|X must be a 2-D"): f(np.empty((0, 3)), Y)
     with pytest.raises(ValueError, match="X must be a 2-D"): f(X[0], Y)
-    with pytest.raises(ValueError, match="numeric"): f([["a", "b", "c"]] * 10, Y)
+    with pytest.raises(TypeError, match="X must be a 2-D \\(n, d\\) array of numbers, got list"): f([["a", "b", "c"]] * 10, Y)
+    with pytest.raises(TypeError, match="Y is None"): f(X, None)
+    with pytest.raises(TypeError, match="X is None"): f(None, Y)
 
 
 def test_small_corpora():
     X, Y = corpora(22, 3, 3, 4)
     assert energy_distance(X[:1], Y[:1]) > 0 and average_hausdorff(X[:1], Y[:1]) > 0     # one document each: fine
     with pytest.raises(ValueError, match="X needs at least 2 rows"): fid(X[:1], Y)
-    with pytest.raises(ValueError, match="need more than 3 documents"): prdc(X, Y, 3)
-    with pytest.raises(ValueError, match="need more than 2 documents"): pr_distance(X, Y[:2], 2)
+    with pytest.raises(ValueError, match=r"k must be an integer in 1\.\.2, got 3 \(k nearest neighbours need more than k "
+                       r"documents in each corpus; real has 3, fake 3\)"): prdc(X, Y, 3)
+    with pytest.raises(ValueError, match=r"k must be an integer in 1\.\.1, got 2 .*real has 3, fake 2\)"): pr_distance(X, Y[:2], 2)
+    with pytest.raises(TypeError, match="k must be an integer, got 2.0"): prdc(X, Y, 2.0)
+    with pytest.raises(TypeError, match="k must be an integer, got None"): dc_distance(X, Y, None)
     with pytest.raises(ValueError, match="X needs at least 2 rows"): classifier_distance(X[:1], Y)
     with pytest.raises(ValueError, match="all zeros"): energy_distance(np.zeros((2, 4)), Y, metric="cosine")
+    with pytest.raises(ValueError, match="working_memory must be a number > 0, got 0"):
+        average_hausdorff(X, Y, working_memory=0)
+    with pytest.raises(TypeError, match="working_memory must be a real number"): prdc(X, Y, 1, working_memory="1 MiB")
     assert energy_distance(np.zeros((2, 4)), Y, metric="euclidean") > 0
 
 

@@ -99,7 +99,7 @@ def test_unknown_names_list_the_known_ones():
         locate("nope")
     with pytest.raises(ValueError, match="known sets:.*simlex-999"):
         load_wordsim("simlex")
-    with pytest.raises(ValueError, match="known lexicons"):
+    with pytest.raises(FileNotFoundError, match=r"'roget' is neither a registered lexicon \(ppdb, framenet\) nor a file"):
         load_lexicon("roget")
 
 
@@ -150,6 +150,29 @@ def test_lexicons():
     assert set(merged) == set(framenet) and sum(map(len, merged.values())) > sum(map(len, framenet.values()))
     wn = load_lexicon("wordnet+")
     assert len(wn) > 140_000 and {"automobile", "motor_vehicle", "cab"} <= set(wn["car"])
+    assert wn == data.wordnet_lexicon()
+    clean = load_lexicon("wordnet+", clean=True)
+    assert clean == data.wordnet_lexicon(clean=True) == data.clean_lexicon(wn) and len(clean) < len(wn)
+    assert load_lexicon("ppdb", clean=True) == data.clean_lexicon(ppdb)
+
+
+def test_lexicon_from_a_file_path(tmp_path):
+    "Any file in the lexicon format (a head, then its neighbours, per line) loads like a registered one."
+    f = tmp_path / "lex.txt"
+    f.write_text("Dog hound k9\ncat feline\n\ndog puppy\n", encoding="utf-8")
+    assert data.lexicon_text(f) == data.lexicon_text(str(f)) == f.read_text(encoding="utf-8")
+    assert data.lexicon_groups(f) == [["dog", "hound", "k9"], ["cat", "feline"], ["dog", "puppy"]]
+    assert load_lexicon(f) == {"dog": ["puppy"], "cat": ["feline"]}                       # the last line wins
+    assert load_lexicon(str(f), merge_repeated=True) == {"dog": ["hound", "k9", "puppy"], "cat": ["feline"]}
+    assert load_lexicon(f, merge_repeated=True, clean=True) == {"dog": ["hound", "puppy"], "cat": ["feline"]}
+    with pytest.raises(ValueError, match="wordnet\\+ is built from WordNet"):
+        data.lexicon_text("wordnet+")
+    with pytest.raises(TypeError, match="source must be a lexicon name or a file path, got int"):
+        data.lexicon_text(3)
+    with pytest.raises(FileNotFoundError, match="neither a registered lexicon"):
+        data.lexicon_groups(tmp_path / "missing.txt")
+    with pytest.raises(TypeError, match="clean must be True or False"):
+        load_lexicon(f, clean=1)
 
 
 def test_paraphrase_sets():

@@ -4,10 +4,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from embeval_nb.cache import CacheWarning
 from embeval_nb.embeddings import (ENCODERS, EncoderSpec, WordVectors, load_encoder, load_glove,
-                                   mpnet_relative_buckets, train_fasttext, train_word2vec)
+                                   mpnet_relative_buckets, train_fasttext, train_word2vec, vocab_index)
 import embeval_nb.embeddings as emb
-from embeval_nb.core import normalize_rows
+from embeval_nb.metrics import normalize_rows
 
 FIXTURE = Path(__file__).parent / "fixtures" / "encoder_reference.npz"
 
@@ -80,12 +81,19 @@ def test_onnx_mean_pooling_matches_the_graphs_own_sentence_output():
     np.testing.assert_allclose(enc.encode(texts, cache=False), pooled, rtol=1e-5, atol=1e-6)
 
 
-def test_encode_caches_by_model_pooling_and_texts(tmp_path, monkeypatch):
+def test_encode_caches_by_model_and_texts(tmp_path, monkeypatch):
+    "One cache entry per model and list of texts, holding every pooling of the model."
     monkeypatch.setenv("EMBEVAL_CACHE", str(tmp_path))
     enc = load_encoder("all-MiniLM-L6-v2")
+    entries = lambda: sorted((tmp_path / "sentences").glob("*"))
     a = enc.encode(["cat", "feline"]); b = enc.encode(["cat", "feline"], pooling="cls")
-    assert len(list((tmp_path / "sentences").glob("*.npy"))) == 2 and not np.allclose(a, b)
+    assert len(entries()) == 1 and entries()[0].name.endswith(".npz") and not np.allclose(a, b)
     np.testing.assert_array_equal(enc.encode(["cat", "feline"]), a)
+    np.testing.assert_array_equal(a, enc.encode(["cat", "feline"], cache=False))
+    np.testing.assert_array_equal(b, enc.encode(["cat", "feline"], pooling="cls", cache=False))
+    enc.encode(["feline", "cat"])                                               # other texts (the order counts)
+    load_encoder("paraphrase-MiniLM-L3-v2").encode(["cat", "feline"])           # another model
+    assert len(entries()) == 3
     assert enc.encode([]).shape == (0, 384)
 
 
@@ -97,33 +105,44 @@ def test_one_pass_caches_every_pooling(tmp_path, monkeypatch):
     calls = []
     monkeypatch.setattr(enc, "_token_states", lambda ids, mask, run=enc._token_states: calls.append(1) or run(ids, mask))
     mean = enc.encode(texts, batch_size=2)
-    assert len(calls) == 2 and len(list((tmp_path / "sentences").glob("*.npy"))) == 2
+    entries = lambda: list((tmp_path / "sentences").glob("*"))
+    assert len(calls) == 2 and len(entries()) == 1
     cls = enc.encode(texts, pooling="cls")
     assert len(calls) == 2                                        # read from the cache, no third pass
     np.testing.assert_array_equal(mean, enc.encode(texts, pooling="mean", cache=False))
     np.testing.assert_array_equal(cls, enc.encode(texts, pooling="cls", cache=False))
     assert not np.allclose(mean, cls)
-    (tmp_path / "sentences" / f"{emb.texts_key(texts, enc.name, 'cls')}.npy").unlink()
+    entries()[0].unlink()                                         # the entry gone: one pass makes both again
     calls.clear()
-    np.testing.assert_array_equal(enc.encode(texts, pooling="cls", batch_size=2), cls)   # only the missing one redone
-    assert len(calls) == 2 and len(list((tmp_path / "sentences").glob("*.npy"))) == 2
+    np.testing.assert_array_equal(enc.encode(texts, pooling="cls", batch_size=2), cls)
+    assert len(calls) == 2 and len(entries()) == 1
+    calls.clear()
+    np.testing.assert_array_equal(enc.encode(texts), mean)
+    assert calls == []
+    entries()[0].write_bytes(b"PK\x03\x04 torn")                    # an unreadable entry: computed again, with a warning
+    with pytest.warns(CacheWarning, match="cannot be read"):
+        np.testing.assert_array_equal(enc.encode(texts, batch_size=2), mean)
+    assert len(calls) == 2 and len(entries()) == 1
+    np.testing.assert_array_equal(enc.encode(texts, pooling="cls"), cls)
 
 
 def test_encoder_errors_name_the_problem(monkeypatch):
     enc = load_encoder("all-MiniLM-L6-v2")
     with pytest.raises(ValueError, match="unknown encoder 'bert'.*all-MiniLM-L6-v2"):
         load_encoder("bert")
-    with pytest.raises(ValueError, match=r"texts\[1\] is NoneType"):
+    with pytest.raises(TypeError, match=r"texts\[1\] is NoneType, expected str"):
         enc.encode(["ok", None], cache=False)
-    with pytest.raises(ValueError, match="not one string"):
+    with pytest.raises(TypeError, match="not one string"):
         enc.encode("a sentence", cache=False)
-    with pytest.raises(ValueError, match="supports pooling"):
+    with pytest.raises(TypeError, match="texts must be a sequence of strings, got NoneType"):
+        enc.encode(None, cache=False)
+    with pytest.raises(ValueError, match="pooling of all-MiniLM-L6-v2 must be one of 'mean', 'cls', got 'max'"):
         enc.encode(["x"], pooling="max", cache=False)
-    with pytest.raises(ValueError, match="supports pooling"):
+    with pytest.raises(ValueError, match="pooling of use-multilingual must be one of 'mean', got 'cls'"):
         load_encoder("use-multilingual").encode(["x"], pooling="cls", cache=False)
-    with pytest.raises(ValueError, match="batch_size"):
+    with pytest.raises(ValueError, match="batch_size must be an integer >= 1, got 0"):
         enc.encode(["x"], batch_size=0, cache=False)
-    with pytest.raises(ValueError, match="batch_size"):
+    with pytest.raises(TypeError, match="batch_size must be an integer, got True"):
         enc.encode(["x"], batch_size=True, cache=False)
     missing = EncoderSpec("no-such-weights-pkg", "no_such_weights_pkg", "bert", 8, ("mean",), True)
     monkeypatch.setitem(ENCODERS, "missing-model", missing)
@@ -156,3 +175,30 @@ def test_gensim_training_is_repeatable():
 def test_wordvectors_validates_shape():
     with pytest.raises(ValueError, match="shape"):
         WordVectors(["a"], np.zeros((2, 3), np.float32))
+
+
+def test_vocab_index_of_words_dicts_and_word_vectors():
+    "vocab_index (moved here from retrofit): words give their positions; a {word: row} dict is checked and kept."
+    assert vocab_index(["a", "b", "c"]) == {"a": 0, "b": 1, "c": 2} and vocab_index(()) == {}
+    rows = {"b": 1, "a": 0}
+    assert vocab_index(rows) is rows and vocab_index({"a": 0, "b": 2}, 3) == {"a": 0, "b": 2}
+    wv = WordVectors(["x", "y"], np.zeros((2, 3), np.float32))
+    assert vocab_index(wv) == {"x": 0, "y": 1}
+
+
+@pytest.mark.parametrize("vocab, n_rows, error, match", [
+    ("ab", None, TypeError, "vocab must be a sequence of words, got str"),
+    (5, None, TypeError, "vocab must be a sequence of words, got int"),
+    (["a", 3], None, TypeError, r"vocab\[1\] is int, expected str"),
+    (["a", "b", "a"], None, ValueError, r"the word 'a' twice \(rows 0 and 2\)"),
+    ({"a": 0, 3: 1}, None, TypeError, "vocab's words must be str, got 3"),
+    ({"a": 0, "b": 1.0}, None, TypeError, "vocab's rows must be integers, got 1.0"),
+    ({"a": True}, None, TypeError, "vocab's rows must be integers, got True"),
+    ({"a": 0, "b": 0}, None, ValueError, "vocab's rows repeats row 0"),
+    ({"a": 0, "b": 2}, None, ValueError, r"vocab's rows\[1\] = 2 is out of range for 2 rows"),
+    ({"a": 0, "b": 3}, 3, ValueError, r"vocab's rows\[1\] = 3 is out of range for 3 rows"),
+    ({"a": -1}, None, ValueError, r"vocab's rows\[0\] = -1 is out of range"),
+])
+def test_vocab_index_bad_input(vocab, n_rows, error, match):
+    with pytest.raises(error, match=match):
+        vocab_index(vocab, n_rows)

@@ -5,13 +5,14 @@ import pytest
 import scipy.sparse as sp
 from scipy.stats import pearsonr, spearmanr
 
-from embeval_nb.core import bootstrap_interval, paper_tables, paper_value
-from embeval_nb.retrofit import (METHODS, SIMILARITY_METRICS, _faruqui_norm_word, _faruqui_read_lexicon,
-                                 _faruqui_retrofit, bootstrap_similarity, clean_lexicon, evaluate_similarity,
-                                 is_plain_term, lexicon_graph, lexicon_groups, lexicon_text_graph, lexicon_words,
-                                 mse_decomposition, percentile_interval,
-                                 recalibrate, resource_statistics, retrofit, retrofit_fixed_point, similarity_metrics,
-                                 vocab_index)
+from embeval_nb.core import paper_tables, paper_value
+from embeval_nb.data import clean_lexicon, is_plain_term, lexicon_groups
+from embeval_nb.embeddings import vocab_index
+from embeval_nb.retrofit import (METHODS, SCORE_RANGES, SIMILARITY_METRICS, _faruqui_norm_word, _faruqui_read_lexicon,
+                                 _faruqui_retrofit, bootstrap_similarity, evaluate_similarity, lexicon_graph,
+                                 lexicon_text_graph, lexicon_words, mse_decomposition, recalibrate,
+                                 resource_statistics, retrofit, retrofit_fixed_point, similarity_metrics)
+from embeval_nb.stats import bootstrap_interval, percentile_interval
 
 
 def random_problem(seed, V=400, d=6, n_heads=300, max_deg=7, oov=True, self_loops=True):
@@ -183,22 +184,25 @@ def test_lexicon_edge_cases_have_documented_behaviour():
     (lambda E, w: retrofit(np.where(np.arange(3)[:, None] == 2, np.inf, E), w, {}), ValueError, "row 2"),
     (lambda E, w: retrofit(E, ["a", "b", "a"], {}), ValueError, "'a' twice"),
     (lambda E, w: retrofit(E, ["a", "b"], {}), ValueError, "vocab has 2 words but E has 3 rows"),
-    (lambda E, w: retrofit(E, "abc", {}), TypeError, "not one string"),
+    (lambda E, w: retrofit(E, "abc", {}), TypeError, "vocab must be a sequence of words, got str"),
     (lambda E, w: retrofit(E, ["a", "b", 3], {}), TypeError, "vocab\\[2\\] is int"),
     (lambda E, w: retrofit(E, w, {"a": "bc"}), TypeError, "list of words, got str"),
     (lambda E, w: retrofit(E, w, {("a",): ["b"]}), TypeError, "expected str"),
-    (lambda E, w: retrofit(E, w, {}, n_iter=2.5), ValueError, "n_iter"),
-    (lambda E, w: retrofit(E, w, {}, alpha=-1), ValueError, "alpha"),
+    (lambda E, w: retrofit(E, w, {}, n_iter=2.5), TypeError, r"n_iter must be an integer, got 2\.5"),
+    (lambda E, w: retrofit(E, w, {}, n_iter=-1), ValueError, "n_iter must be an integer >= 0, got -1"),
+    (lambda E, w: retrofit(E, w, {}, alpha=-1), ValueError, "alpha must be a number > 0"),
+    (lambda E, w: retrofit(E, w, {}, alpha="1"), TypeError, "alpha must be a real number"),
     (lambda E, w: retrofit(E, w, {}, alpha=np.nan), ValueError, "alpha"),
     (lambda E, w: retrofit(E, w, {}, method="sor"), ValueError, "method"),
     (lambda E, w: retrofit(E, w, {}, self_loops="ignore"), ValueError, "self_loops"),
     (lambda E, w: retrofit(E, w, {"a": ["b"]}, order=[1, 2]), ValueError, "leaves out 1"),
-    (lambda E, w: retrofit(E, w, {"a": ["b"]}, order=[0, 0]), ValueError, "twice"),
-    (lambda E, w: retrofit(E, w, {"a": ["b"]}, order=[0, 5]), ValueError, "outside"),
-    (lambda E, w: retrofit(E, w, {"a": ["b"]}, order=[0.0, 1.0]), ValueError, "row indices"),
+    (lambda E, w: retrofit(E, w, {"a": ["b"]}, order=[0, 0]), ValueError, "order repeats row 0"),
+    (lambda E, w: retrofit(E, w, {"a": ["b"]}, order=[0, 5]), ValueError, r"order\[1\] = 5 is out of range for 3 rows \(0\.\.2\)"),
+    (lambda E, w: retrofit(E, w, {"a": ["b"]}, order=[0.0, 1.0]), TypeError, "order must hold integer row indices"),
     (lambda E, w: retrofit(E, w, {"a": ["b"]}, order=[0, 1], method="jacobi"), ValueError, "applies to method=.inplace. only"),
     (lambda E, w: retrofit(E[:, 0], w, {}), ValueError, "2-D"),
-    (lambda E, w: retrofit(E.astype(str), w, {}), ValueError, "numeric"),
+    (lambda E, w: retrofit(E.astype(str), w, {}), TypeError, r"E must be a 2-D \(n, d\) array of numbers"),
+    (lambda E, w: retrofit(None, w, {}), TypeError, "E is None"),
     (lambda E, w: retrofit_fixed_point(E, w, {}, solver="qr"), ValueError, "solver"),
     (lambda E, w: retrofit_fixed_point(E, w, {}, rtol=0), ValueError, "rtol"),
 ])
@@ -216,9 +220,61 @@ def test_similarity_metrics_match_scipy(n, ties):
     if ties: h, p = np.round(h, 1), np.round(p, 1)
     m = similarity_metrics(p, h)
     r, s = pearsonr(p, h)[0], spearmanr(p, h)[0]
+    assert r > 0 and s > 0                                            # one sign: the harmonic mean
     np.testing.assert_allclose([m[k] for k in SIMILARITY_METRICS],
                                [r, s, 2 * r * s / (r + s), np.sqrt(np.mean((p - h) ** 2)), np.mean(np.abs(p - h))],
                                rtol=1e-11)
+
+
+def combined(r, s):
+    "The combined correlation, by its rule: the harmonic mean of r and s if they have one sign, else 0 (nan stays nan)."
+    if np.isnan(r) or np.isnan(s): return np.nan
+    return 2 * r * s / (r + s) if r * s > 0 else 0.0
+
+
+def test_combined_correlation_is_zero_when_pearson_and_spearman_disagree_in_sign():
+    from embeval_nb.retrofit import _combined_correlation
+    assert _combined_correlation(-0.63, 0.14) == 0.0 and _combined_correlation(0.14, -0.63) == 0.0
+    assert _combined_correlation(0.5, 0.0) == 0.0 and _combined_correlation(0.0, 0.0) == 0.0
+    both_negative = _combined_correlation(-0.63, -0.14)
+    assert both_negative < 0 and both_negative == pytest.approx(2 * 0.63 * 0.14 / (-0.77), rel=1e-15)
+    assert _combined_correlation(0.63, 0.14) == pytest.approx(2 * 0.63 * 0.14 / 0.77, rel=1e-15)
+    assert np.isnan(_combined_correlation(np.nan, 0.3)) and np.isnan(_combined_correlation(-0.3, np.nan))
+    # data whose ranks agree but whose one outlier turns Pearson negative: r < 0 < rho, combined 0
+    p, h = np.arange(1.0, 11.0), np.r_[np.arange(1.0, 10.0), -100.0]
+    r, rho = pearsonr(p, h)[0], spearmanr(p, h)[0]
+    assert r < 0 < rho
+    m = similarity_metrics(p, h)
+    assert m["correlation"] == 0.0
+    np.testing.assert_allclose([m["pearson"], m["spearman"]], [r, rho], rtol=1e-12)
+    # both negative: the harmonic mean, negative (not its absolute value)
+    m = similarity_metrics(-p[:9] + 0.1 * np.sin(p[:9]), h[:9])
+    r, rho = pearsonr(-p[:9] + 0.1 * np.sin(p[:9]), h[:9])[0], spearmanr(-p[:9] + 0.1 * np.sin(p[:9]), h[:9])[0]
+    assert r < 0 and rho < 0 and m["correlation"] < 0
+    assert m["correlation"] == pytest.approx(2 * r * rho / (r + rho), rel=1e-11)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_combined_correlation_of_random_data_matches_scipy(seed):
+    "Weak correlations of either sign: the combined correlation is scipy's harmonic mean if the signs agree, else 0."
+    rng = np.random.default_rng(seed)
+    signs = set()
+    for _ in range(40):
+        n = int(rng.integers(5, 40))
+        h = np.round(rng.random(n), 1); p = rng.uniform(-0.3, 0.3) * h + rng.random(n)
+        r, rho = pearsonr(p, h)[0], spearmanr(p, h)[0]
+        m = similarity_metrics(p, h)
+        np.testing.assert_allclose([m["pearson"], m["spearman"]], [r, rho], rtol=1e-10, atol=1e-14)
+        if r * rho > 0: assert m["correlation"] == pytest.approx(2 * r * rho / (r + rho), rel=1e-10)
+        else: assert m["correlation"] == 0.0
+        signs.add(np.sign(r * rho))
+    assert signs >= {1.0, -1.0}                                       # both cases met
+    # the bootstrap replicates follow the same rule
+    h = np.round(rng.random(25), 1); P = np.stack([rng.random(25), 0.1 * h + rng.random(25)])
+    reps = bootstrap_similarity(h, P, n_boot=300, seed=seed)
+    expected = [combined(r, s) for r, s in reps[..., :2].reshape(-1, 2)]
+    np.testing.assert_allclose(reps[..., 2].ravel(), expected, rtol=1e-12)
+    assert (reps[..., 2] == 0).any() and (reps[..., 0] * reps[..., 1] > 0).any()
 
 
 def test_similarity_metrics_edge_cases():
@@ -240,7 +296,9 @@ def test_evaluate_similarity_conventions():
     E = rng.normal(size=(5, 4)); E[4] = 0
     pairs = [("a", "b"), ("b", "c"), ("a", "zz"), ("c", "d"), ("d", "e"), ("a", "d")]
     scores = np.array([4.0, 1.0, 3.0, 2.5, 5.0, 1.0])
-    res = evaluate_similarity(E, words, pairs, scores, scale="mturk-771")
+    res = evaluate_similarity(E, words, pairs, scores, score_range="mturk-771")
+    assert SCORE_RANGES["mturk-771"] == (1.0, 5.0)
+    np.testing.assert_array_equal(evaluate_similarity(E, words, pairs, scores, score_range=(1, 5)).human, res.human)
     cos = lambda x, y: E[x] @ E[y] / np.linalg.norm(E[x]) / np.linalg.norm(E[y])
     expected = np.array([cos(0, 1), cos(1, 2), 0.0, cos(2, 3), 0.0, cos(0, 3)])     # missing word -> 0, zero vector -> 0
     np.testing.assert_allclose(res.predicted, expected, rtol=1e-12)
@@ -248,24 +306,25 @@ def test_evaluate_similarity_conventions():
     assert res.n == 6 and np.isclose(res.coverage, 5 / 6) and res.found.tolist() == [1, 1, 0, 1, 1, 1]
     np.testing.assert_allclose(res.rmse, np.sqrt(np.mean((expected - (scores - 1) / 4) ** 2)))
     np.testing.assert_allclose(res.spearman, spearmanr(expected, (scores - 1) / 4)[0])
-    dropped = evaluate_similarity(E, words, pairs, scores, scale=(1, 5), missing="drop")
+    dropped = evaluate_similarity(E, words, pairs, scores, score_range=(1, 5), missing="drop")
     assert dropped.n == 5 and dropped.coverage == 1 and dropped.kept.tolist() == [1, 1, 0, 1, 1, 1]
-    sub = evaluate_similarity(E, words, pairs, scores, scale=(1, 5), restrict_to={"a", "b", "d", "zz"})
+    sub = evaluate_similarity(E, words, pairs, scores, score_range=(1, 5), restrict_to={"a", "b", "d", "zz"})
     assert sub.kept.tolist() == [1, 0, 1, 0, 0, 1] and sub.n == 3
     np.testing.assert_allclose(sub.predicted, expected[[0, 2, 5]])
-    empty = evaluate_similarity(E, words, pairs, scores, scale=(1, 5), restrict_to=set())
+    empty = evaluate_similarity(E, words, pairs, scores, score_range=(1, 5), restrict_to=set())
     assert empty.n == 0 and np.isnan(empty.rmse) and np.isnan(empty.coverage)
     # a vocabulary given as a {word: row} dict, and float32 vectors
-    same = evaluate_similarity(E.astype(np.float32), vocab_index(words), pairs, scores, scale=(1, 5))
+    same = evaluate_similarity(E.astype(np.float32), vocab_index(words), pairs, scores, score_range=(1, 5))
     np.testing.assert_allclose(same.predicted, res.predicted, atol=1e-7)
 
 
 @pytest.mark.parametrize("kwargs, error, match", [
-    (dict(scores=[4.0, 9.0]), ValueError, "outside the scale"),
+    (dict(scores=[4.0, 9.0]), ValueError, "outside the score range"),
     (dict(scores=[4.0]), ValueError, "2 pairs but 1 scores"),
     (dict(scores=[4.0, np.nan]), ValueError, "finite"),
-    (dict(scale=(5, 1)), ValueError, "high > low"),
-    (dict(scale="wordsim"), ValueError, "unknown scale"),
+    (dict(score_range=(5, 1)), ValueError, "high > low"),
+    (dict(score_range="wordsim"), ValueError, "score_range must be one of 'men', 'mturk-771', 'rw', 'simlex-999'"),
+    (dict(score_range=5), TypeError, r"score_range must be a \(low, high\) pair"),
     (dict(missing="skip"), ValueError, "missing must be"),
     (dict(missing="error"), ValueError, "'zz'"),
     (dict(pairs=[("a", 1), ("b", "c")]), TypeError, "pairs of strings"),
@@ -273,7 +332,7 @@ def test_evaluate_similarity_conventions():
     (dict(vocab=["a", "b"]), ValueError, "vocab has 2 words but E has 3 rows"),
 ])
 def test_evaluate_similarity_bad_input(kwargs, error, match):
-    args = dict(E=np.eye(3), vocab=["a", "b", "c"], pairs=[("a", "b"), ("c", "zz")], scores=[4.0, 2.0], scale=(1, 5))
+    args = dict(E=np.eye(3), vocab=["a", "b", "c"], pairs=[("a", "b"), ("c", "zz")], scores=[4.0, 2.0], score_range=(1, 5))
     args.update(kwargs)
     with pytest.raises(error, match=match):
         evaluate_similarity(args.pop("E"), args.pop("vocab"), args.pop("pairs"), args.pop("scores"), **args)
@@ -282,12 +341,12 @@ def test_evaluate_similarity_bad_input(kwargs, error, match):
 def test_nan_vectors_in_the_pairs_are_an_error():
     E = np.eye(3); E[1, 0] = np.nan
     with pytest.raises(ValueError, match="NaN"):
-        evaluate_similarity(E, ["a", "b", "c"], [("a", "b")], [1.0], scale=(0, 1))
-    evaluate_similarity(E, ["a", "b", "c"], [("a", "c")], [1.0], scale=(0, 1))   # rows not used are not read
+        evaluate_similarity(E, ["a", "b", "c"], [("a", "b")], [1.0], score_range=(0, 1))
+    evaluate_similarity(E, ["a", "b", "c"], [("a", "c")], [1.0], score_range=(0, 1))   # rows not used are not read
 
 
-def test_bootstrap_matches_core_bootstrap_interval():
-    "The same resamples as core.bootstrap_interval, with scipy's statistics on the resampled arrays."
+def test_bootstrap_matches_stats_bootstrap_interval():
+    "The same resamples as stats.bootstrap_interval, with scipy's statistics on the resampled arrays."
     rng = np.random.default_rng(2)
     n = 60
     h = np.round(rng.random(n), 1); before = np.round(h + 0.3 * rng.normal(size=n), 2)
@@ -296,14 +355,16 @@ def test_bootstrap_matches_core_bootstrap_interval():
     assert reps.shape == (200, 2, 2, 5)
     stat = lambda h, b, a: spearmanr(a, h)[0] - spearmanr(b, h)[0]
     est, lo, hi = bootstrap_interval(stat, h, before, after, n_boot=200, seed=9)
-    np.testing.assert_allclose(percentile_interval(est, reps[:, 0, 1, 1] - reps[:, 0, 0, 1]), (est, lo, hi), rtol=1e-10)
+    np.testing.assert_allclose(percentile_interval(reps[:, 0, 1, 1] - reps[:, 0, 0, 1]), (lo, hi), rtol=1e-10)
+    assert est == pytest.approx(similarity_metrics(after, h)["spearman"] - similarity_metrics(before, h)["spearman"], rel=1e-12)
     stat_in = lambda h, b, m: np.sqrt(np.mean((b[m] - h[m]) ** 2))     # RMSE on the subset, resampled alike
     est, lo, hi = bootstrap_interval(stat_in, h, before, mask, n_boot=200, seed=9)
-    np.testing.assert_allclose(percentile_interval(est, reps[:, 1, 0, 3]), (est, lo, hi), rtol=1e-10)
+    np.testing.assert_allclose(percentile_interval(reps[:, 1, 0, 3]), (lo, hi), rtol=1e-10)
+    assert est == pytest.approx(similarity_metrics(before[mask], h[mask])["rmse"], rel=1e-12)
     # replicate b: the metrics of the explicitly resampled arrays
     idx = np.random.default_rng(9).integers(0, n, n)
     np.testing.assert_allclose(reps[0, 0, 1], [similarity_metrics(after[idx], h[idx])[k] for k in SIMILARITY_METRICS], rtol=1e-11)
-    with pytest.raises(ValueError, match="NaN"): percentile_interval(0.0, [0.1, np.nan])
+    with pytest.raises(ValueError, match="1 of 2 bootstrap replicates are NaN"): percentile_interval([0.1, np.nan])
     with pytest.raises(ValueError, match="share n"): bootstrap_similarity(h, [before[:-1]])
 
 
@@ -348,13 +409,15 @@ def test_faruqui_lexicon_files():
     merged, last = load_lexicon("framenet", merge_repeated=True), load_lexicon("framenet")
     assert len(merged) == len(last) == 7853                       # heads, lower-cased
     assert resource_statistics(merged)["links"] > resource_statistics(last)["links"]
-    with pytest.raises(ValueError, match="ppdb"): lexicon_groups("wordnet+")
+    with pytest.raises(ValueError, match="wordnet\\+ is built from WordNet"): lexicon_groups("wordnet+")
+    with pytest.raises(FileNotFoundError, match=r"neither a registered lexicon \(ppdb, framenet\)"): lexicon_groups("roget")
 
 
 def test_wordnet_plus():
     "WordNet+ links a word form to the synonyms, hypernyms and hyponyms of all its synsets (the paper's dog example)."
-    from embeval_nb.retrofit import wordnet_synsets, wordnet_plus
-    wn = wordnet_plus()
+    from embeval_nb.data import load_lexicon, wordnet_lexicon, wordnet_synsets
+    wn = wordnet_lexicon(clean=True)                                  # the chapter's WordNet+ (was retrofit.wordnet_plus())
+    assert wn == load_lexicon("wordnet+", clean=True)
     assert {"canine", "corgi", "domestic_animal", "track"} <= set(wn["dog"])
     assert all(is_plain_term(w) for w in list(wn)[:1000] + wn["dog"])
     synsets = wordnet_synsets()
@@ -452,20 +515,49 @@ def test_file_graph_on_ppdb_and_framenet_over_glove():
     assert A.nnz == 287999 and int((np.diff(A.indptr) > 0).sum()) == 65681
     assert_same_graph(read_lexicon_graph("framenet", words, merge_repeated=True),
                       lexicon_graph(clean_lexicon(load_lexicon("framenet", merge_repeated=True)), words))
-    from embeval_nb.retrofit import _lexicon_text
-    head, index = "\n".join(_lexicon_text("ppdb").splitlines()[:15000]), vocab_index(words)   # every flag on a part
+    from embeval_nb.data import lexicon_text
+    head, index = "\n".join(lexicon_text("ppdb").splitlines()[:15000]), vocab_index(words)   # every flag on a part
     for flags in FLAGS:
         assert_same_graph(lexicon_text_graph(head, words, **flags), dictionary_graph(head, index, **flags))
-    with pytest.raises(ValueError, match="ppdb"): read_lexicon_graph("wordnet+", words)
+    with pytest.raises(ValueError, match="wordnet\\+ is built from WordNet"): read_lexicon_graph("wordnet+", words)
+
+
+def lettered(words):
+    "The words with each digit spelled as a letter (w12 -> wbc): plain terms, which cleaning keeps."
+    return [w.translate(str.maketrans("0123456789", "abcdefghij")) for w in words]
 
 
 def test_file_graph_gives_bit_identical_vectors():
     "Retrofitting from the file's graph and from the lexicon dict: the same arrays, in place and Jacobi."
     E, words, _ = random_problem(3, V=60, d=5, n_heads=40)
-    text = "\n".join(" ".join(rng_words) for rng_words in np.random.default_rng(3).choice(words + ["oov"], (80, 6)))
+    words = lettered(words)                                           # w0, w1, ... have digits: cleaning drops them all
+    text = "\n".join(" ".join(rng_words) for rng_words in np.random.default_rng(3).choice(words + ["oov", "b2b"], (80, 6)))
     A = lexicon_text_graph(text, words)
+    assert A.nnz > 100
     for method in METHODS:
         assert np.array_equal(retrofit(E, words, A, method=method), retrofit(E, words, clean_lexicon(read_lines(text)), method=method))
+
+
+def test_lexicon_file_path_as_source_and_as_lexicon(tmp_path):
+    "read_lexicon_graph, retrofit and retrofit_fixed_point take the path of a lexicon file: the graph of its text."
+    from embeval_nb.retrofit import read_lexicon_graph
+    E, words, _ = random_problem(4, V=60, d=5, n_heads=40)
+    words = lettered(words)
+    text = "\n".join(" ".join(w) for w in np.random.default_rng(4).choice(words + ["oov", "b2b"], (80, 5)))
+    f = tmp_path / "lex.txt"
+    f.write_text(text, encoding="utf-8")
+    A = lexicon_text_graph(text, words)
+    assert A.nnz > 100
+    for source in (f, str(f)):
+        assert_same_graph(read_lexicon_graph(source, words), A)
+        assert np.array_equal(retrofit(E, words, source), retrofit(E, words, A))
+        assert np.array_equal(retrofit_fixed_point(E, words, source), retrofit_fixed_point(E, words, A))
+    assert_same_graph(read_lexicon_graph(f, words, clean=False, merge_repeated=True, self_loops="drop"),
+                      lexicon_text_graph(text, words, clean=False, merge_repeated=True, self_loops="drop"))
+    with pytest.raises(FileNotFoundError, match="neither a registered lexicon"):
+        read_lexicon_graph(tmp_path / "missing.txt", words)
+    with pytest.raises(FileNotFoundError, match="neither a registered lexicon"):
+        retrofit(E, words, str(tmp_path / "missing.txt"))
 
 
 def test_file_graph_whitespace_is_pythons():
@@ -510,7 +602,7 @@ def test_plain_words_from_bytes_are_is_plain_term():
 @pytest.mark.parametrize("call, error, match", [
     (lambda: lexicon_text_graph("a b", ["a", "b", "a"]), ValueError, "'a' twice"),
     (lambda: lexicon_text_graph("a b", ["a", 3]), TypeError, "vocab\\[1\\] is int"),
-    (lambda: lexicon_text_graph("a b", "ab"), TypeError, "not one string"),
+    (lambda: lexicon_text_graph("a b", "ab"), TypeError, "vocab must be a sequence of words, got str"),
     (lambda: lexicon_text_graph("a b", ["a", "b"], self_loops="no"), ValueError, "self_loops"),
 ])
 def test_file_graph_bad_input(call, error, match):

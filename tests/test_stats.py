@@ -1,0 +1,475 @@
+"""stats: percentile intervals against numpy's percentiles (and linear interpolation by hand where replicates are
+infinite), the bootstrap's repeatability and coverage, resample counts and stratified means against direct loops,
+the exact McNemar test and Clopper-Pearson intervals against scipy and against the binomial tails they invert, and
+every branch of the verdict rules."""
+import math
+
+import numpy as np
+import pytest
+
+from embeval_nb.checks import make_rng
+from embeval_nb.stats import (VERDICTS, PairedErrors, StratifiedBootstrap, bootstrap_interval, combined_verdict,
+                              interval_verdict, mcnemar_exact, percentile_interval, permutation_p_value, proportion_interval,
+                              resample_counts)
+
+
+# --- moved from test_core.py ------------------------------------------------------------------------
+
+def test_mcnemar_exact_matches_statsmodels():
+    from statsmodels.stats.contingency_tables import mcnemar
+    rng = make_rng(5)
+    for _ in range(20):
+        a = rng.random(300) < rng.uniform(0.6, 0.95)
+        b = np.where(rng.random(300) < 0.8, a, rng.random(300) < 0.8)
+        r = mcnemar_exact(a, b)
+        table = [[(a & b).sum(), (a & ~b).sum()], [(~a & b).sum(), (~a & ~b).sum()]]
+        assert r.p_value == pytest.approx(mcnemar(table, exact=True).pvalue, rel=1e-9)
+        assert r.errors_a == (~a).sum() and r.errors_b == (~b).sum()
+        assert r.difference == pytest.approx(((~a).sum() - (~b).sum()) / 300)
+        assert r.low <= r.difference <= r.high
+
+
+def test_mcnemar_interval_covers_at_the_stated_level():
+    # simulate two classifiers whose true error difference is 0.03 and count how often the interval covers it
+    rng, covered, trials = make_rng(11), 0, 400
+    for _ in range(trials):
+        u = rng.random(500)
+        a, b = u >= 0.10, u >= 0.13          # A wrong on 10%, B wrong on 13%, nested: difference -0.03
+        flip = rng.random(500) < 0.05        # plus independent noise on both
+        a, b = a ^ flip, b ^ (rng.random(500) < 0.05)
+        r = mcnemar_exact(a, b)
+        truth = (0.10 + 0.05 - 2 * 0.10 * 0.05) - (0.13 + 0.05 - 2 * 0.13 * 0.05)
+        covered += r.low <= truth <= r.high
+    assert covered / trials >= 0.93          # Clopper-Pearson is conservative: at least the nominal 95% up to noise
+
+
+def test_mcnemar_edge_cases():
+    a = np.ones(10, bool)
+    same = mcnemar_exact(a, a)
+    assert isinstance(same, PairedErrors) and same.p_value == 1 and same.difference == 0
+    assert same.low == -same.high and same.high == pytest.approx(1 - 0.025 ** (1 / 10))   # Clopper-Pearson, 0 of 10
+    all_disagree = mcnemar_exact(a, ~a)
+    assert all_disagree.difference == -1 and all_disagree.low == -1 and all_disagree.high < 0
+    for x, y in [(a, a[:5]), (np.ones((2, 2), bool), np.ones((2, 2), bool))]:
+        with pytest.raises(ValueError, match="boolean vectors of one length, got shapes"):
+            mcnemar_exact(x, y)
+    with pytest.raises(TypeError, match="boolean vectors of one length, got dtypes int64 and bool"):
+        mcnemar_exact(a.astype(np.int64), a)
+    with pytest.raises(ValueError, match="no items"):
+        mcnemar_exact(np.ones(0, bool), np.ones(0, bool))
+
+
+def test_bootstrap_interval_paired_and_unpaired():
+    rng = make_rng(2)
+    x = rng.normal(0, 1, 300); y = x + rng.normal(0.2, 0.1, 300)
+    est, lo, hi = bootstrap_interval(lambda u, v: np.mean(v - u), x, y)
+    assert est == pytest.approx(np.mean(y - x)) and lo < 0.2 < hi and hi - lo < 0.05
+    _, ulo, uhi = bootstrap_interval(lambda u, v: v.mean() - u.mean(), x, y, paired=False)
+    assert uhi - ulo > 5 * (hi - lo)          # ignoring the pairing throws the shared noise back in
+    with pytest.raises(ValueError, match="one length"):
+        bootstrap_interval(np.mean, x, y[:10])
+    with pytest.raises(ValueError, match="non-empty"):
+        bootstrap_interval(np.mean, np.array([]))
+
+
+def test_proportion_interval_is_scipys_exact_interval():
+    from scipy.stats import binomtest
+    for k, n in [(0, 1), (1, 1), (0, 50), (3, 50), (50, 50), (17, 2189), (1000, 2000), (np.int64(7), np.int64(40))]:
+        for level in (0.95, 0.9):
+            ci = binomtest(int(k), int(n)).proportion_ci(level, method="exact")
+            assert np.allclose(proportion_interval(k, n, level=level), (ci.low, ci.high), rtol=1e-9, atol=0)   # scipy finds the roots numerically
+    for k, n, err, match in [(5, 4, ValueError, "k must be"), (-1, 4, ValueError, "k must be"), (0, 0, ValueError, "n must be"),
+                             (1.0, 4, TypeError, "k must be an integer"), (1, "4", TypeError, "n must be an integer")]:
+        with pytest.raises(err, match=match):
+            proportion_interval(k, n)
+
+
+def test_bootstrap_interval_with_infinite_resamples():
+    "A ratio whose denominator is 0 in some resamples is infinite there: the interval ends at inf, never at nan."
+    b = np.array([True] * 38 + [False] * 2); a = np.array([True] * 30 + [False] * 10)    # b wrong twice in 40
+    ratio = lambda u, v: np.mean(~u) / np.mean(~v) if np.mean(~v) > 0 else np.inf
+    est, lo, hi = bootstrap_interval(ratio, a, b)
+    assert est == 5.0 and np.isfinite(lo) and 1 < lo < 5 and hi == np.inf
+    assert interval_verdict(lo, hi, above=1) == "holds" and interval_verdict(lo, hi, above=1, below=10) == "undecided"
+    assert interval_verdict(-np.inf, -1.0, below=0) == "holds" and interval_verdict(-np.inf, np.inf, above=0) == "undecided"
+    _, lo, hi = bootstrap_interval(lambda u: np.inf if u.mean() > 0.5 else u.mean(), np.array([1.0] * 39 + [0.0]))
+    assert lo == hi == np.inf
+    with pytest.raises(ValueError, match="2000 of 2000 bootstrap replicates are NaN"):   # an undefined statistic is an error
+        bootstrap_interval(lambda u: np.nan, np.ones(5))
+    undefined_sometimes = lambda u: np.nan if u.min() == u.max() else u.mean()        # no 0 drawn in about 36% of resamples
+    with pytest.raises(ValueError, match=r"\d+ of 2000 bootstrap replicates are NaN"):
+        bootstrap_interval(undefined_sometimes, np.array([1.0] * 39 + [0.0]))
+
+
+@pytest.mark.parametrize("low,high,kw,expected", [
+    (0.1, 0.2, dict(above=0), "holds"), (-0.2, -0.1, dict(above=0), "fails"), (-0.1, 0.1, dict(above=0), "undecided"),
+    (0.0, 0.1, dict(above=0), "undecided"), (-0.1, 0.0, dict(above=0), "fails"),
+    (0.2, 0.3, dict(above=-0.5, below=0.5), "holds"), (0.4, 0.6, dict(above=-0.5, below=0.5), "undecided"),
+    (0.6, 0.7, dict(above=-0.5, below=0.5), "fails")])
+def test_interval_verdict(low, high, kw, expected):
+    assert interval_verdict(low, high, **kw) == expected
+
+
+@pytest.mark.parametrize("verdicts,scope,expected", [
+    (["holds", "holds"], "every", "holds"), (["holds", "undecided"], "every", "undecided"),
+    (["undecided", "fails", "holds"], "every", "fails"), ([], "every", "undecided"),
+    (["fails", "undecided"], "some", "undecided"), (["fails", "fails"], "some", "fails"),
+    (["fails", "holds"], "some", "holds"), ([], "some", "undecided"), (("holds" for _ in range(3)), "every", "holds")])
+def test_combined_verdict(verdicts, scope, expected):
+    assert combined_verdict(verdicts, scope=scope) == expected
+
+
+def test_combined_verdict_rejects_unknown_words():
+    with pytest.raises(ValueError, match="'true'"):
+        combined_verdict(["holds", "true"])
+    with pytest.raises(ValueError, match="scope"):
+        combined_verdict(["holds"], scope="all")
+
+
+def test_interval_verdict_rejects_reversed_or_nan():
+    for lo, hi in [(1, 0), (np.nan, 1)]:
+        with pytest.raises(ValueError, match="low <= high"):
+            interval_verdict(lo, hi, above=0)
+
+
+# --- percentile_interval ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("n", [1, 2, 3, 10, 1999, 2000])
+@pytest.mark.parametrize("level", [0.95, 0.9, 0.5, 0.999])
+def test_percentile_interval_is_numpys_linear_percentile(n, level):
+    r = make_rng(n).standard_t(3, n)
+    r[: n // 4] = r[0]                                                          # ties
+    ref = np.percentile(r, [50 * (1 - level), 50 * (1 + level)])
+    lo, hi = percentile_interval(r, level=level)
+    assert type(lo) is float and type(hi) is float
+    np.testing.assert_allclose([lo, hi], ref, rtol=1e-14, atol=1e-300)
+    assert lo <= hi
+    assert percentile_interval(make_rng(0).permutation(r), level=level) == (lo, hi)   # order does not matter
+    assert percentile_interval(r.reshape(1, -1), level=level) == (lo, hi)            # any shape is flattened
+
+
+def _lerp_percentile(r, q):
+    """The linear-interpolation percentile by hand, with the limits of a + (b - a) t for infinite ends: a finite value
+    and +inf interpolate to +inf (t > 0), -inf and a finite value to -inf (t < 1), and -inf and +inf to the lower
+    (the notebook's rule between two infinities)."""
+    r = np.sort(np.asarray(r, float)); pos = q * (len(r) - 1)
+    i = int(math.floor(pos)); t = pos - i
+    if t == 0 or r[i] == r[min(i + 1, len(r) - 1)]:
+        return float(r[i])
+    a, b = r[i], r[i + 1]
+    if a == -np.inf:
+        return -np.inf
+    if b == np.inf:
+        return np.inf
+    return float(a + (b - a) * t)
+
+
+@pytest.mark.parametrize("replicates", [
+    [1.0, 2.0, np.inf, np.inf], [-np.inf, -np.inf, 0.0, 1.0], [-np.inf, np.inf], [np.inf] * 5, [-np.inf] * 3 + [2.0],
+    [-np.inf, 1.0], list(range(30)) + [np.inf] * 2, [0.0] * 1949 + [np.inf] * 51], ids=lambda r: repr(r[:6]))
+def test_percentile_interval_with_infinities_that_numpy_handles(replicates):
+    lo, hi = percentile_interval(replicates)
+    np.testing.assert_allclose([lo, hi], [_lerp_percentile(replicates, 0.025), _lerp_percentile(replicates, 0.975)],
+                               rtol=1e-14)
+    assert lo <= hi
+
+
+@pytest.mark.parametrize("replicates", [[1.0, np.inf], [0.0, 1.0, np.inf], list(range(40)) + [np.inf] * 2,
+                                        [0.0] * 50 + [np.inf] * 1950],
+                         ids=["one-and-inf", "three", "40-and-2-inf", "2000-mostly-inf"])
+def test_percentile_interval_between_a_finite_and_an_infinite_replicate(replicates):
+    """Between a finite replicate and +inf the linear interpolation a + (b - a) t is +inf for any t > 0. numpy's
+    formula gives NaN there when t >= 1/2 (it computes b - (b - a)(1 - t) = inf - inf), and taking the lower replicate
+    then puts a finite end where the interval is unbounded: high below low for [1, inf], whose interval
+    interval_verdict then rejects."""
+    lo, hi = percentile_interval(replicates)
+    assert lo <= hi
+    np.testing.assert_allclose([lo, hi], [_lerp_percentile(replicates, 0.025), _lerp_percentile(replicates, 0.975)],
+                               rtol=1e-14)
+
+
+def test_percentile_interval_errors():
+    with pytest.raises(ValueError, match="no bootstrap replicates"):
+        percentile_interval([])
+    with pytest.raises(ValueError, match="^3 of 5 bootstrap replicates are NaN"):
+        percentile_interval([np.nan, 1, np.nan, 2, np.nan])
+    for bad in (0, 1, 1.5, -0.1):
+        with pytest.raises(ValueError, match=r"^level must be a number in \(0, 1\)"):
+            percentile_interval([1.0, 2.0], level=bad)
+    with pytest.raises(TypeError, match="^level must be a real number"):
+        percentile_interval([1.0, 2.0], level="0.95")
+
+
+# --- bootstrap_interval and resample_counts ---------------------------------------------------------
+
+def test_bootstrap_interval_is_the_loop_it_describes():
+    """Paired: one index vector per replicate, drawn with rng.integers(0, n, n) from make_rng(seed); unpaired: one per
+    sample, in order. The interval is percentile_interval of the replicates."""
+    x = make_rng(1).normal(size=37); y = make_rng(2).normal(size=37); z = make_rng(3).normal(size=23)
+    stat = lambda u, v: np.median(u) - np.mean(v)
+    rng = np.random.default_rng(5); reps = []
+    for _ in range(300):
+        i = rng.integers(0, 37, 37); reps.append(stat(x[i], y[i]))
+    assert bootstrap_interval(stat, x, y, n_boot=300, seed=5) == (stat(x, y), *percentile_interval(reps))
+    rng = np.random.default_rng(6); reps = []
+    for _ in range(300):
+        reps.append(stat(x[rng.integers(0, 37, 37)], z[rng.integers(0, 23, 23)]))
+    assert bootstrap_interval(stat, x, z, n_boot=300, seed=6, paired=False, level=0.8) == \
+        (stat(x, z), *percentile_interval(reps, level=0.8))
+
+
+def test_bootstrap_interval_repeats_for_a_seed():
+    x = make_rng(0).exponential(size=60)
+    a = bootstrap_interval(np.mean, x, n_boot=400, seed=11)
+    assert a == bootstrap_interval(np.mean, x, n_boot=400, seed=11) == bootstrap_interval(np.mean, x, n_boot=400, seed=np.int64(11))
+    assert a != bootstrap_interval(np.mean, x, n_boot=400, seed=12)
+    assert a == bootstrap_interval(np.mean, x, n_boot=400, seed=np.random.default_rng(11))
+    assert a[0] == x.mean() and a[1] < a[0] < a[2]
+    for bad, error in [(0, ValueError), (2.0, TypeError), (True, TypeError)]:
+        with pytest.raises(error, match="^n_boot must be an integer"):
+            bootstrap_interval(np.mean, x, n_boot=bad)
+    with pytest.raises(ValueError, match="^seed must be an integer >= 0"):
+        bootstrap_interval(np.mean, x, seed=-1)
+    with pytest.raises(ValueError, match="non-empty"):
+        bootstrap_interval(np.mean)
+
+
+def test_bootstrap_interval_covers_a_known_mean():
+    """Samples of 60 from an exponential of mean 2: the 90% interval of the mean covers 2 in about 90% of 150 trials
+    (the percentile bootstrap undercovers a little on skewed data; well inside 80-97%)."""
+    rng = make_rng(123); covered = 0
+    for t in range(150):
+        x = rng.exponential(2.0, 60)
+        _, lo, hi = bootstrap_interval(np.mean, x, n_boot=300, level=0.9, seed=t)
+        covered += lo <= 2.0 <= hi
+    assert 0.80 <= covered / 150 <= 0.97
+
+
+def test_resample_counts_are_the_paired_resamples():
+    c = resample_counts(13, 40, seed=4)
+    assert c.shape == (40, 13) and c.dtype == np.int64 and (c.sum(1) == 13).all() and (c >= 0).all()
+    rng = np.random.default_rng(4)
+    for row in c:                                                               # the same draws as bootstrap_interval's
+        np.testing.assert_array_equal(row, np.bincount(rng.integers(0, 13, 13), minlength=13))
+    x = make_rng(9).normal(size=13)
+    np.testing.assert_allclose(percentile_interval(c @ x / 13), bootstrap_interval(np.mean, x, n_boot=40, seed=4)[1:],
+                               rtol=1e-13)
+    assert (resample_counts(1, 5) == 1).all()
+    np.testing.assert_array_equal(resample_counts(13, 40, seed=4), c)
+    for args, error in [((0, 5), ValueError), ((5, 0), ValueError), ((5.0, 5), TypeError), ((5, True), TypeError)]:
+        with pytest.raises(error, match="^n(_boot)? must be an integer"):
+            resample_counts(*args)
+
+
+# --- StratifiedBootstrap ----------------------------------------------------------------------------
+
+def test_stratified_bootstrap_weights_and_means_against_a_loop():
+    sizes = {"small": 7, "big": 40, "one": 1}
+    sb = StratifiedBootstrap(sizes, 25, seed=3)
+    assert sb.strata == ["small", "big", "one"] and sb.n_boot == 25
+    for s, n in sizes.items():
+        w = sb.weights[s]
+        assert w.shape == (26, n) and w.dtype == np.float32
+        assert (w[0] == 1).all() and (w.sum(1) == n).all() and (w == np.round(w)).all() and (w >= 0).all()
+    rng = make_rng(0)
+    values = {s: rng.normal(size=n) for s, n in sizes.items()}
+    m = sb.means(values)
+    assert m.shape == (3, 26)
+    for a, s in enumerate(sb.strata):
+        for r in range(26):
+            w = sb.weights[s][r].astype(np.float64); v = values[s].astype(np.float32).astype(np.float64)
+            assert m[a, r] == pytest.approx((w * v).sum() / w.sum(), rel=1e-5, abs=1e-6)
+    np.testing.assert_allclose(m[:, 0], [values[s].mean() for s in sb.strata], rtol=1e-5)
+
+
+def test_stratified_bootstrap_positions_select_items():
+    sb = StratifiedBootstrap({"a": 10, "b": 5}, 30, seed=1)
+    v = {"a": np.arange(4, dtype=float), "b": np.ones(5)}
+    pos = {"a": np.array([9, 0, 3, 3]), "b": np.arange(5)}
+    m = sb.means(v, pos)
+    for r in range(31):
+        w = sb.weights["a"][r, pos["a"]].astype(np.float64)
+        ref = (w * v["a"]).sum() / max(w.sum(), 1)                             # no item drawn: 0, not NaN
+        assert m[0, r] == pytest.approx(ref, rel=1e-6, abs=1e-7)
+    assert (m[1] == 1).all()
+    with pytest.raises(ValueError, match=r"values\['a'\] has shape \(3,\), expected \(4,\)"):
+        sb.means({"a": np.ones(3), "b": np.ones(5)}, pos)
+
+
+def test_stratified_bootstrap_repeats_and_checks():
+    a, b = StratifiedBootstrap({"x": 9}, 20, seed=7), StratifiedBootstrap({"x": 9}, 20, seed=7)
+    np.testing.assert_array_equal(a.weights["x"], b.weights["x"])
+    assert not np.array_equal(a.weights["x"], StratifiedBootstrap({"x": 9}, 20, seed=8).weights["x"])
+    with pytest.raises(ValueError, match=r"^sizes\['x'\] must be an integer >= 1, got 0"):
+        StratifiedBootstrap({"x": 0}, 5)
+    with pytest.raises(TypeError, match=r"^sizes\['x'\] must be an integer"):
+        StratifiedBootstrap({"x": 2.0}, 5)
+    with pytest.raises(ValueError, match="^n_boot must be an integer >= 1"):
+        StratifiedBootstrap({"x": 2}, 0)
+
+
+# --- mcnemar_exact ----------------------------------------------------------------------------------
+
+def _two_sided_binomial(k, n):
+    "The exact two-sided binomial p-value at 1/2 by hand: the total probability of outcomes no likelier than k."
+    pk = math.comb(n, k)
+    return min(1.0, sum(math.comb(n, i) for i in range(n + 1) if math.comb(n, i) <= pk) / 2 ** n)
+
+
+def test_mcnemar_exact_against_binomtest_and_by_hand():
+    from scipy.stats import binomtest
+    rng = make_rng(8)
+    for N in (1, 2, 7, 30, 250):
+        for _ in range(6):
+            a = rng.random(N) < rng.uniform(0.3, 0.95); b = rng.random(N) < rng.uniform(0.3, 0.95)
+            r = mcnemar_exact(a, b)
+            n01, n10 = int((~a & b).sum()), int((a & ~b).sum())
+            assert (r.n_items, r.only_a_wrong, r.only_b_wrong) == (N, n01, n10)
+            assert (r.errors_a, r.errors_b) == (int((~a).sum()), int((~b).sum()))
+            assert r.difference == (n01 - n10) / N
+            if n01 + n10 == 0:
+                assert r.p_value == 1.0 and r.low == -r.high
+                continue
+            assert r.p_value == pytest.approx(binomtest(n01, n01 + n10, 0.5).pvalue, rel=1e-12)
+            assert r.p_value == pytest.approx(_two_sided_binomial(n01, n01 + n10), rel=1e-9)
+            ci = binomtest(n01, n01 + n10).proportion_ci(0.95, method="exact")     # Clopper-Pearson for pi
+            n = n01 + n10
+            assert r.low == pytest.approx(n * (2 * ci.low - 1) / N, rel=1e-8, abs=1e-12)
+            assert r.high == pytest.approx(n * (2 * ci.high - 1) / N, rel=1e-8, abs=1e-12)
+            assert -1 <= r.low <= r.difference <= r.high <= 1
+
+
+def test_mcnemar_exact_is_antisymmetric_and_levels_nest():
+    rng = make_rng(3)
+    a = rng.random(200) < 0.8; b = rng.random(200) < 0.7
+    ab, ba = mcnemar_exact(a, b), mcnemar_exact(b, a)
+    assert ba.difference == -ab.difference and ba.p_value == ab.p_value
+    assert ba.low == pytest.approx(-ab.high, rel=1e-12) and ba.high == pytest.approx(-ab.low, rel=1e-12)
+    narrow, wide = mcnemar_exact(a, b, level=0.8), mcnemar_exact(a, b, level=0.99)
+    assert wide.low < ab.low < narrow.low <= narrow.high < ab.high < wide.high
+    for bad in (0, 1, 95):
+        with pytest.raises(ValueError, match="^level must be a number"):
+            mcnemar_exact(a, b, level=bad)
+    with pytest.raises(TypeError, match="boolean vectors"):
+        mcnemar_exact(list(a), b.astype(np.int8))
+
+
+# --- proportion_interval ----------------------------------------------------------------------------
+
+def _clopper_pearson_by_root(k, n, level):
+    """The interval the notebook names (Clopper-Pearson), from its definition: the p at which each one-sided binomial
+    tail of k in n equals (1 - level) / 2, found by bisection on the binomial distribution."""
+    from scipy.optimize import brentq
+    from scipy.stats import binom
+    a = (1 - level) / 2
+    low = 0.0 if k == 0 else brentq(lambda p: binom.sf(k - 1, n, p) - a, 1e-300, 1 - 1e-16, xtol=1e-300, rtol=1e-15)
+    high = 1.0 if k == n else brentq(lambda p: binom.cdf(k, n, p) - a, 1e-300, 1 - 1e-16, xtol=1e-300, rtol=1e-15)
+    return low, high
+
+
+@pytest.mark.parametrize("k,n", [(0, 1), (1, 1), (0, 10), (1, 10), (5, 10), (9, 10), (10, 10), (0, 1000), (3, 1000),
+                                 (500, 1000), (999, 1000)])
+@pytest.mark.parametrize("level", [0.95, 0.8, 0.999])
+def test_proportion_interval_inverts_the_binomial_tails(k, n, level):
+    lo, hi = proportion_interval(k, n, level=level)
+    rlo, rhi = _clopper_pearson_by_root(k, n, level)
+    assert lo == pytest.approx(rlo, rel=1e-9, abs=1e-15) and hi == pytest.approx(rhi, rel=1e-9, abs=1e-15)
+    assert 0 <= lo <= k / n <= hi <= 1 and type(lo) is float and type(hi) is float
+    if k == 0:
+        assert lo == 0.0 and hi == pytest.approx(1 - ((1 - level) / 2) ** (1 / n), rel=1e-12)   # the closed form
+    if k == n:
+        assert hi == 1.0 and lo == pytest.approx(((1 - level) / 2) ** (1 / n), rel=1e-12)
+
+
+def test_proportion_interval_is_symmetric_in_successes_and_failures():
+    for k, n in [(0, 5), (2, 5), (17, 40), (1, 2000)]:
+        lo, hi = proportion_interval(k, n)
+        flo, fhi = proportion_interval(n - k, n)
+        assert lo == pytest.approx(1 - fhi, rel=1e-12, abs=1e-15) and hi == pytest.approx(1 - flo, rel=1e-12, abs=1e-15)
+    with pytest.raises(ValueError, match=r"^level must be a number in \(0, 1\)"):
+        proportion_interval(1, 4, level=1.0)
+    with pytest.raises(TypeError, match="^k must be an integer"):
+        proportion_interval(True, 4)
+
+
+# --- verdicts ---------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("low,high,kw,expected", [
+    # claimed region (above, inf): inside, outside, straddling, touching
+    (0.5, 0.7, dict(above=0.1), "holds"), (-0.5, -0.1, dict(above=0.1), "fails"), (0.0, 0.2, dict(above=0.1), "undecided"),
+    (0.1, 0.2, dict(above=0.1), "undecided"), (0.0, 0.1, dict(above=0.1), "fails"), (0.1, 0.1, dict(above=0.1), "fails"),
+    # claimed region (-inf, below)
+    (-3.0, -2.0, dict(below=-1), "holds"), (-1.0, 0.0, dict(below=-1), "fails"), (-2.0, -1.0, dict(below=-1), "undecided"),
+    (-1.5, 2.0, dict(below=-1), "undecided"),
+    # a bounded region
+    (1.0, 2.0, dict(above=0, below=3), "holds"), (-1.0, 0.0, dict(above=0, below=3), "fails"),
+    (3.0, 4.0, dict(above=0, below=3), "fails"), (2.0, 4.0, dict(above=0, below=3), "undecided"),
+    (-1.0, 4.0, dict(above=0, below=3), "undecided"), (0.0, 3.0, dict(above=0, below=3), "undecided"),
+    (1.5, 1.5, dict(above=0, below=3), "holds"),
+    # infinite ends of the interval
+    (1.0, np.inf, dict(above=0), "holds"), (1.0, np.inf, dict(above=0, below=5), "undecided"),
+    (-np.inf, -1.0, dict(below=0), "holds"), (-np.inf, -1.0, dict(above=0), "fails"),
+    (-np.inf, np.inf, dict(), "holds"), (-np.inf, np.inf, dict(above=0), "undecided"),
+    (np.inf, np.inf, dict(above=0), "holds"), (np.inf, np.inf, dict(below=0), "fails"),
+    (-np.inf, -np.inf, dict(above=0), "fails"),
+    # no region at all: every interval lies in it
+    (-5.0, 5.0, dict(), "holds")])
+def test_interval_verdict_every_branch(low, high, kw, expected):
+    assert interval_verdict(low, high, **kw) == expected in VERDICTS
+
+
+def test_interval_verdict_agrees_with_the_rule_on_random_intervals():
+    """'holds' iff every point of [low, high] is in the open region (above, below), 'fails' iff none is, else
+    'undecided' -- checked on a grid where the points of the interval can be listed."""
+    rng = make_rng(4)
+    grid = np.arange(-6, 7) / 2
+    for _ in range(500):
+        low, high = np.sort(rng.choice(grid, 2))
+        above, below = np.sort(rng.choice(np.r_[grid, -np.inf, np.inf], 2))
+        if above == below:
+            continue                                                            # an empty claimed region: no claim
+        pts = np.arange(low, high + 0.125, 0.125)                              # the interval's points on a finer grid
+        inside = (pts > above) & (pts < below)
+        expected = "holds" if inside.all() else "fails" if not inside.any() else "undecided"
+        assert interval_verdict(low, high, above=above, below=below) == expected, (low, high, above, below)
+
+
+@pytest.mark.parametrize("verdicts", [[v] for v in VERDICTS] + [[a, b] for a in VERDICTS for b in VERDICTS]
+                         + [["holds", "holds", "undecided"], ["fails", "fails", "fails"], []], ids=str)
+def test_combined_verdict_every_combination(verdicts):
+    every = "fails" if "fails" in verdicts else "holds" if verdicts and set(verdicts) == {"holds"} else "undecided"
+    some = "holds" if "holds" in verdicts else "fails" if verdicts and set(verdicts) == {"fails"} else "undecided"
+    assert combined_verdict(verdicts) == combined_verdict(verdicts, scope="every") == every
+    assert combined_verdict(iter(verdicts), scope="some") == some
+    assert combined_verdict(verdicts[::-1]) == every                           # order does not matter
+
+
+def test_combined_verdict_errors():
+    for bad in (["Holds"], [None], ["holds", True]):
+        with pytest.raises(ValueError, match="^verdicts must be in"):
+            combined_verdict(bad)
+    for scope in ("any", None, "Every"):
+        with pytest.raises(ValueError, match="^scope must be one of 'every', 'some'"):
+            combined_verdict(["holds"], scope=scope)
+
+
+# --- permutation_p_value -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("seed", range(5))
+def test_permutation_p_value_counts_the_observed_arrangement(seed):
+    "(1 + #{null >= observed}) / (1 + B), counted by hand; ties with the observed value count against it."
+    rng = np.random.default_rng(seed)
+    null = np.round(rng.normal(size=rng.integers(1, 300)), 1)
+    observed = float(rng.choice(null)) if seed % 2 else float(np.round(rng.normal(), 1))
+    by_hand = (1 + sum(1 for v in null if v >= observed)) / (1 + len(null))
+    assert permutation_p_value(observed, null) == by_hand
+    assert 0 < permutation_p_value(observed, null) <= 1
+
+
+def test_permutation_p_value_errors():
+    with pytest.raises(ValueError, match="null is empty"):
+        permutation_p_value(0.0, [])
+    with pytest.raises(ValueError, match="NaN"):
+        permutation_p_value(0.0, [1.0, np.nan])
+    with pytest.raises(ValueError, match="NaN"):
+        permutation_p_value(np.nan, [1.0])
