@@ -13,9 +13,8 @@ import numpy as np
 import pandas as pd
 
 from .checks import as_points, check_bool, check_choice, check_int, check_real, check_same_columns, make_rng
-from .core import jit, parallel_map
-from .metrics import (ANGULAR, EUCLIDEAN, SQEUCLIDEAN, Points, _finish, normalize_rows, pairwise_distances,
-                                prepare_pair, raw_block, rescale_exactly, tiles, unscale)
+from .core import parallel_map
+from .metrics import SQEUCLIDEAN, Points, normalize_rows, pairwise_distances, prepare_pair, rescale_exactly, unscale
 from .neighbours import count_in_balls, nearest_pass
 
 # %% auto #0
@@ -28,7 +27,6 @@ __all__ = ['DOC_METRICS', 'ANGULAR_FLOOR', 'KDE_GRID', 'CrossDistances', 'cross_
 # %% ../nbs/corpus_distance_impl.ipynb #c005
 DOC_METRICS = ("euclidean", "sqeuclidean", "cosine", "angular")
 ANGULAR_FLOOR = 0.005       # the authors' code sets angular distances <= 0.005 to 0
-_FAST = {"nsz", "arcp", "contract", "reassoc"}   # vectorised sums; infinities and NaN keep their meaning
 
 def _floor(metric: str) -> float:
     "The distance at or below which a document distance counts as 0: the authors' floor for the angle, else none."
@@ -38,17 +36,6 @@ def _floored(d: np.ndarray, floor: float) -> np.ndarray:
     "Distances `d` with those at or below `floor` set to 0 (none if floor is 0)."
     return np.where(d <= floor, 0.0, d) if floor > 0 else d
 
-@jit(fastmath=_FAST)
-def _distance_sum(S, code, floor):
-    "Sum of the document distances of a raw block S (distances at or below `floor` count as 0 when floor > 0)."
-    total = 0.0
-    for i in range(S.shape[0]):
-        row = 0.0
-        for j in range(S.shape[1]):
-            d = _finish(S[i, j], code)
-            row += 0.0 if (floor > 0 and d <= floor) else d
-        total += row
-    return total
 
 # %% ../nbs/corpus_distance_impl.ipynb #c010
 def _prepare(X, Y, metric: str, min_rows: int = 1) -> tuple[Points, Points]:
@@ -69,21 +56,24 @@ class CrossDistances:
     nearest_x: np.ndarray       # (n,) distance from each x_i to its nearest y
     nearest_y: np.ndarray       # (m,) distance from each y_j to its nearest x
 
-def _cross(P: Points, Q: Points, floor: float, working_memory=None, nearest: bool = True) -> CrossDistances:
-    "Mean and (if `nearest`) nearest-neighbour distances of P against Q, in the input's units."
-    total = [0.0]
-    def add(S, r0, c0): total[0] += _distance_sum(S, P.code, floor)
-    rows, cols = nearest_pass(P, Q, int(nearest), int(nearest), on_block=add, working_memory=working_memory)
+def _cross(P: Points, Q: Points, floor: float, working_memory=None, nearest: bool = True, mean: bool = True) -> CrossDistances:
+    "Mean (NaN unless `mean`) and nearest-neighbour (empty unless `nearest`) distances of P against Q, in the input's units."
+    rows, cols, total = nearest_pass(P, Q, int(nearest), int(nearest), sum_floor=floor if mean else None,
+                                     working_memory=working_memory)
     back = lambda d: unscale(d, P.shift, P.code)
     near = lambda lists: back(_floored(lists[0][:, 0], floor)) if nearest else np.zeros(0)
-    return CrossDistances(float(back(total[0] / (len(P.X) * len(Q.X)))), near(rows), near(cols))
+    return CrossDistances(float(back(total / (len(P.X) * len(Q.X)))) if mean else math.nan, near(rows), near(cols))
+
+def _nearest_means(X, Y, metric: str, working_memory) -> tuple[float, float]:
+    "The mean distance from each document of X to its nearest in Y, and from each of Y to its nearest in X."
+    P, Q = _prepare(X, Y, metric)
+    c = _cross(P, Q, _floor(metric), working_memory, mean=False)
+    return float(c.nearest_x.mean()), float(c.nearest_y.mean())
 
 def _within_mean(P: Points, floor: float, working_memory=None) -> float:
     "Mean of delta(z_i, z_j) over all n^2 ordered pairs of rows of P, the zero diagonal included, in the input's units."
-    total = 0.0
-    for r0, r1, c0, c1 in tiles(len(P.X), len(P.X), working_memory=working_memory, symmetric=True):
-        total += _distance_sum(raw_block(P, P, r0, r1, c0, c1), P.code, floor) * (1 if r0 == c0 else 2)
-    return float(unscale(total / len(P.X) ** 2, P.shift, P.code))
+    pairs_once = nearest_pass(P, None, 0, sum_floor=floor, working_memory=working_memory).distance_sum     # i < j
+    return float(unscale(2 * pairs_once / len(P.X) ** 2, P.shift, P.code))
 
 def cross_distances(X, Y, *, metric: str = "cosine", working_memory: float | None = None) -> CrossDistances:
     "Mean and nearest-neighbour document distances between `X : (n, d)` and `Y : (m, d)`."
@@ -113,13 +103,11 @@ def _harmonic_mean(a: float, b: float) -> float:
 
 def average_hausdorff(X, Y, *, metric: str = "cosine", working_memory: float | None = None) -> float:
     "Average Hausdorff distance: the mean of the two mean nearest-neighbour distances between `X` and `Y`."
-    c = cross_distances(X, Y, metric=metric, working_memory=working_memory)
-    return float(0.5 * (c.nearest_x.mean() + c.nearest_y.mean()))
+    return float(0.5 * sum(_nearest_means(X, Y, metric, working_memory)))
 
 def irpr(X, Y, *, metric: str = "cosine", working_memory: float | None = None) -> float:
     "IRPR: the harmonic mean of the two mean nearest-neighbour distances between `X` and `Y`."
-    c = cross_distances(X, Y, metric=metric, working_memory=working_memory)
-    return float(_harmonic_mean(c.nearest_x.mean(), c.nearest_y.mean()))
+    return float(_harmonic_mean(*_nearest_means(X, Y, metric, working_memory)))
 
 # %% ../nbs/corpus_distance_impl.ipynb #c022
 def trace_sqrt_product(U: np.ndarray, V: np.ndarray) -> float:
@@ -162,7 +150,7 @@ class PRDC(NamedTuple):
 
 def _kth_radius(P: Points, k: int, floor: float, working_memory=None) -> np.ndarray:
     "(n,) exact distance from each row of P to its k-th nearest other row, in prepared units, floored."
-    return _floored(nearest_pass(P, None, k, working_memory=working_memory)[0][0][:, -1], floor)
+    return _floored(nearest_pass(P, None, k, working_memory=working_memory).rows[0][:, -1], floor)
 
 def prdc(real, fake, k: int = 5, *, metric: str = "euclidean", working_memory: float | None = None) -> PRDC:
     "Precision, recall, density and coverage of `fake : (m, d)` against `real : (n, d)` with k nearest neighbours."

@@ -16,7 +16,7 @@ from .core import jit
 __all__ = ['METRICS', 'EUCLIDEAN', 'SQEUCLIDEAN', 'CITYBLOCK', 'COSINE', 'ANGULAR', 'PRECOMPUTED', 'UNIT_ROWS', 'check_metric',
            'metric_code', 'normalize_rows', 'power_of_two_exponent', 'rescale_exactly', 'Points', 'prepare',
            'prepare_pair', 'unscale', 'pairwise_distances', 'set_working_memory', 'working_memory_bytes', 'row_chunks',
-           'tiles', 'raw_block', 'raw_bounds']
+           'tiles', 'gram_block', 'raw_block', 'raw_bounds']
 
 # %% ../nbs/metrics.ipynb #c005
 METRICS = ("euclidean", "sqeuclidean", "cityblock", "cosine", "angular", "precomputed")
@@ -111,22 +111,43 @@ def _distance_rows(X, rows, Y, cols, code):
     return C
 
 # %% ../nbs/metrics.ipynb #c012
+_ABS_BITS, _INF_BITS = 0x7FFFFFFFFFFFFFFF, 0x7FF0000000000000
+
+@jit
+def _largest_bits(x):
+    "The bits of max |x_t| of a contiguous x (d,) float64, at least _INF_BITS if an entry is infinite or NaN: an integer reduction, which vectorises."
+    b = x.view(np.int64); m = 0
+    for t in range(b.shape[0]): m = max(m, b[t] & _ABS_BITS)
+    return m
+
+@jit
+def _exponent(bits):
+    "frexp's exponent e (value = f 2**e, f in [0.5, 1)) of the positive finite double with these bits."
+    biased = bits >> 52
+    if biased > 0: return biased - 1022
+    length = 0                                                 # a subnormal: -1074 + its mantissa's bit length
+    while bits:
+        bits >>= 1; length += 1
+    return length - 1074
+
 @jit
 def _unit_row(x, l1, out):
     "out <- x (d,) divided by its L2 (L1 if l1) norm, computed on x / 2**e (e: the exponent of its largest |entry|); a zero row stays zero."
-    m = 0.0; finite = True
-    for t in range(x.shape[0]):
-        m = max(m, abs(x[t])); finite &= math.isfinite(x[t])
-    if m == 0.0 or not finite:                                 # a zero row stays zero, a NaN or infinite one is NaN
-        out[:] = 0.0 if finite else np.nan
+    m = _largest_bits(x)
+    if m == 0 or m >= _INF_BITS:                               # a zero row stays zero, a NaN or infinite one is NaN
+        out[:] = 0.0 if m == 0 else np.nan
         return
-    e = math.frexp(m)[1]
-    s = 0.0
-    for t in range(x.shape[0]):
-        y = math.ldexp(x[t], -e)                               # exact
-        s += abs(y) if l1 else y * y
-    norm = s if l1 else math.sqrt(s)
-    for t in range(x.shape[0]): out[t] = math.ldexp(x[t], -e) / norm
+    e = _exponent(m)
+    if e < -1022:                                              # 2**-e is beyond the doubles: two exact factors
+        f1 = math.ldexp(1.0, 1000); f2 = math.ldexp(1.0, -e - 1000)
+        for t in range(x.shape[0]): out[t] = x[t] * f1 * f2
+    else:
+        f = math.ldexp(1.0, -e)
+        for t in range(x.shape[0]): out[t] = x[t] * f        # x_t / 2**e, exactly as ldexp rounds it
+    total = 0.0                                                # in order: a zero adds an exact 0, so sparse rows agree
+    for t in range(out.shape[0]): total += abs(out[t]) if l1 else out[t] * out[t]
+    norm = total if l1 else math.sqrt(total)
+    for t in range(out.shape[0]): out[t] = out[t] / norm
 
 @jit
 def _unit_rows(X, l1, out):
@@ -226,7 +247,8 @@ def _checked(X, metric: str, name: str, min_rows: int) -> np.ndarray:
     return _unit(A, name, metric) if METRICS.index(metric) in UNIT_ROWS else A
 
 def _largest(A: np.ndarray) -> float:
-    return float(np.abs(A).max()) if A.size else 0.0
+    "The largest |entry| of A (0 if empty), without a temporary."
+    return float(max(A.max(), -A.min())) if A.size else 0.0
 
 def prepare(X, metric: str = "euclidean", *, name: str = "X", min_rows: int = 0, allowed: Sequence[str] = METRICS) -> Points:
     "`X` checked and ready for the kernels of `metric` (one of `allowed`)."
@@ -276,8 +298,10 @@ def row_chunks(n_rows: int, n_cols: int, *, working_memory: float | None = None,
     return [(r0, min(n_rows, r0 + step)) for r0 in range(0, n_rows, step)]
 
 def tiles(n_rows: int, n_cols: int, *, working_memory: float | None = None, symmetric: bool = False) -> list[tuple[int, int, int, int]]:
-    "Tiles (r0, r1, c0, c1) of an n_rows x n_cols matrix, square-ish, each within the budget; with `symmetric` only c0 >= r0."
+    """Tiles (r0, r1, c0, c1) of an n_rows x n_cols matrix, square-ish, each within the budget; with `symmetric` only c0 >= r0,
+    in at least 8 bands of rows (of at least 128) so that the tiles below the diagonal, which are skipped, are most of the lower half."""
     side = max(1, int(math.isqrt(working_memory_bytes(working_memory) // 8)))
+    if symmetric: side = min(side, max(128, -(-n_rows // 8)))
     rows = max(1, min(n_rows, side)); cols = max(1, min(n_cols, working_memory_bytes(working_memory) // 8 // rows))
     if symmetric: cols = rows
     return [(r0, min(n_rows, r0 + rows), c0, min(n_cols, c0 + cols))
@@ -300,17 +324,40 @@ def _raw_from_gram_row(G, i, X, Y, xsq, ysq, r0, c0, code):
             if row[j] < _NEAR * (xi + ysq[c0 + j]): row[j] = _raw(X[r0 + i], Y[c0 + j], code)
 
 @jit
+def _raw_row(B, i, gram, X, Y, xsq, ysq, r0, c0, code):
+    "Row i of a block from `gram_block` as raw values (turned in place if the block holds Gram products)."
+    if gram: _raw_from_gram_row(B, i, X, Y, xsq, ysq, r0, c0, code)
+    return B[i]
+
+@jit
 def _raw_from_gram(G, X, Y, xsq, ysq, r0, c0, code):
     "`_raw_from_gram_row` on every row of G."
     for i in range(G.shape[0]): _raw_from_gram_row(G, i, X, Y, xsq, ysq, r0, c0, code)
 
+def gram_block(P: Points, Q: Points, r0: int, r1: int, c0: int, c1: int) -> tuple[np.ndarray, bool]:
+    "`(B, gram)`: the raw values of a block (gram False), or its Gram products (gram True), which `_raw_row` turns row by row."
+    if P.code == PRECOMPUTED: return np.array(P.X[r0:r1, c0:c1]), False
+    if P.code == CITYBLOCK: return _raw_rows(P.X, np.arange(r0, r1), Q.X, np.arange(c0, c1), P.code), False
+    return P.X[r0:r1] @ Q.X[c0:c1].T, True
+
 def raw_block(P: Points, Q: Points, r0: int, r1: int, c0: int, c1: int) -> np.ndarray:
     "`(r1 - r0, c1 - c0)` raw values of rows r0:r1 of P against rows c0:c1 of Q, each within `raw_bounds` of the exact kernel's."
-    if P.code == PRECOMPUTED: return np.array(P.X[r0:r1, c0:c1])
-    if P.code == CITYBLOCK: return _raw_rows(P.X, np.arange(r0, r1), Q.X, np.arange(c0, c1), P.code)
-    G = P.X[r0:r1] @ Q.X[c0:c1].T
-    _raw_from_gram(G, P.X, Q.X, P.sq, Q.sq, r0, c0, P.code)
-    return G
+    B, gram = gram_block(P, Q, r0, r1, c0, c1)
+    if gram: _raw_from_gram(B, P.X, Q.X, P.sq, Q.sq, r0, c0, P.code)
+    return B
+
+@jit(fastmath=_FAST)
+def _row_distance_sum(row, start, code, floor):
+    "Sum of the distances of the raw values row[start:], those at or below `floor` counted as 0 (vectorised; accurate, not exact)."
+    s = 0.0
+    if code == EUCLIDEAN and floor <= 0:
+        for j in range(start, row.shape[0]): s += math.sqrt(row[j])
+    elif code == SQEUCLIDEAN and floor <= 0:
+        for j in range(start, row.shape[0]): s += row[j]
+    else:
+        for j in range(start, row.shape[0]):
+            d = _finish(row[j], code); s += d if d > floor else 0.0
+    return s
 
 def raw_bounds(P: Points) -> np.ndarray:
     "`(n,)` E with |raw_block entry - exact raw value| <= E_i + E_j for every pair (0 where blocks are exact)."

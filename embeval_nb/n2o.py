@@ -92,14 +92,14 @@ def token_overlap(tokens: Sequence[Sequence[str]], queries, idx) -> np.ndarray:
 
 # %% ../nbs/n2o_impl.ipynb #c051
 @jit(parallel=True)
-def _count_dense(K, X, offset, Uq, target, eps, exclude, counts):
-    "counts[a] += rows j of a block X (not exclude[a]) with exact similarity >= target[a], screened by keys K = -scores."
-    for a in numba.prange(K.shape[0]):
+def _count_dense(S, scale, X, offset, Uq, target, eps, exclude, counts):
+    "counts[a] += rows j of a block X (not exclude[a]) with exact similarity >= target[a], screened by S[a, j] * scale[j]."
+    for a in numba.prange(S.shape[0]):
         c = 0
         row = np.empty(X.shape[1]); u = np.empty(X.shape[1])
-        for j in range(K.shape[1]):
+        for j in range(S.shape[1]):
             if offset + j == exclude[a]: continue
-            s = -K[a, j]
+            s = np.float64(S[a, j]) * scale[j]
             if s > target[a] + eps: c += 1
             elif s >= target[a] - eps:
                 for t in range(X.shape[1]): row[t] = X[j, t]
@@ -108,13 +108,13 @@ def _count_dense(K, X, offset, Uq, target, eps, exclude, counts):
         counts[a] += c
 
 @jit(parallel=True)
-def _count_sparse(K, Xp, Xi, Xd, offset, Qp, Qi, Qd, target, eps, exclude, counts):
-    "`_count_dense` for unit CSR rows (Xp, Xi, Xd) and unit CSR queries (Qp, Qi, Qd)."
-    for a in numba.prange(K.shape[0]):
+def _count_sparse(S, Xp, Xi, Xd, offset, Qp, Qi, Qd, target, eps, exclude, counts):
+    "`_count_dense` for unit CSR rows (Xp, Xi, Xd) and unit CSR queries (Qp, Qi, Qd), screened by their products S."
+    for a in numba.prange(S.shape[0]):
         c = 0
-        for j in range(K.shape[1]):
+        for j in range(S.shape[1]):
             if offset + j == exclude[a]: continue
-            s = -K[a, j]
+            s = S[a, j]
             if s > target[a] + eps: c += 1
             elif s >= target[a] - eps:
                 if _sparse_similarity(Qi[Qp[a]:Qp[a + 1]], Qd[Qp[a]:Qp[a + 1]], Xi[Xp[j]:Xp[j + 1]], Xd[Xp[j]:Xp[j + 1]]) >= target[a]: c += 1
@@ -125,11 +125,11 @@ def _chunk_count(block, offset, floor, U32, Uq, target, exclude, eps, name):
     counts = np.zeros(len(target), np.int64)
     if sp.issparse(block):
         R = _unit_block(block, offset, name)
-        _count_sparse(-(Uq @ R.T).toarray(), R.indptr, R.indices, R.data, offset, Uq.indptr, Uq.indices, Uq.data, target, eps,
+        _count_sparse((Uq @ R.T).toarray(), R.indptr, R.indices, R.data, offset, Uq.indptr, Uq.indices, Uq.data, target, eps,
                       exclude, counts)
     else:
         X, inv = _dense_block(block, offset, name)
-        _count_dense(-(U32 @ X.T) * inv, np.asarray(block), offset, Uq, target, eps, exclude, counts)
+        _count_dense(U32 @ X.T, inv, np.asarray(block), offset, Uq, target, eps, exclude, counts)
     return counts
 
 def _target_similarities(Uq, Ut) -> np.ndarray:

@@ -13,12 +13,13 @@ import scipy.sparse as sp
 
 from .checks import check_bool, check_int, check_rows
 from .core import jit
-from .metrics import (ANGULAR, COSINE, EUCLIDEAN, SQEUCLIDEAN, Points, _distance, normalize_rows,
-                                prepare, prepare_pair, raw_block, raw_bounds, tiles, unscale, working_memory_bytes)
+from .metrics import (ANGULAR, COSINE, EUCLIDEAN, SQEUCLIDEAN, Points, _distance, _raw_row, _row_distance_sum,
+                                gram_block, normalize_rows, prepare, prepare_pair, raw_block, raw_bounds, tiles, unscale,
+                                working_memory_bytes)
 
 # %% auto #0
-__all__ = ['NO_INDEX', 'empty_top_lists', 'merge_top_lists', 'nearest_pass', 'knn', 'BallCounts', 'count_in_balls', 'ball_counts',
-           'check_corpus', 'cosine_knn']
+__all__ = ['NO_INDEX', 'empty_top_lists', 'merge_top_lists', 'NearestPass', 'nearest_pass', 'knn', 'BallCounts', 'count_in_balls',
+           'ball_counts', 'check_corpus', 'cosine_knn']
 
 # %% ../nbs/neighbours.ipynb #c005
 NO_INDEX = np.iinfo(np.int64).max      # the index of an empty place in a top list
@@ -82,19 +83,30 @@ def _offer(i, j, lo, hi, hk, cl, cj, cnt, redo):
     cl[i, c] = lo; cj[i, c] = j; cnt[i] = c + 1
 
 @jit
-def _track(S, r0, c0, Er, Ec, diag, both, hk, cl, cj, cnt, redo, hk2, cl2, cj2, cnt2, redo2, rows=True):
-    """Offer every pair of the raw block S (rows r0.., columns c0..) to its row's tracker (if `rows`) and to its column's,
-    the second one (if `both`); `diag`: one set against itself, the diagonal skipped and pairs below it too."""
+def _track(B, gram, r0, c0, X, Y, xsq, ysq, code, Er, Ec, diag, both, hk, cl, cj, cnt, redo, hk2, cl2, cj2, cnt2, redo2,
+           rows, floor):
+    """Offer every pair of a block from `gram_block` (rows r0.., columns c0..) to its row's tracker (if `rows`) and to its
+    column's, the second one (if `both`); `diag`: one set against itself, the diagonal skipped and pairs below it too.
+    Returns the sum of the pairs' distances (those at or below `floor` as 0) if floor >= 0, else 0."""
     k = hk.shape[1]; k2 = hk2.shape[1]
-    for r in range(S.shape[0]):
-        i = r0 + r
-        for c in range(S.shape[1]):
+    col_bound = hk2[:, k2 - 1].copy()                          # bounds only fall: a stale copy only offers more
+    total = 0.0
+    for r in range(B.shape[0]):
+        i = r0 + r; ei = Er[i]
+        row = _raw_row(B, r, gram, X, Y, xsq, ysq, r0, c0, code)
+        start = max(0, i + 1 - c0) if diag else 0
+        if floor >= 0: total += _row_distance_sum(row, start, code, floor)
+        if not (rows or both): continue
+        row_bound = hk[i, k - 1] if rows else -np.inf
+        for c in range(start, row.shape[0]):
             j = c0 + c
-            if diag and j <= i: continue
-            e = Er[i] + Ec[j]; s = S[r, c]
+            s = row[c]; e = ei + Ec[j]
             lo = s - e
-            if rows and lo <= hk[i, k - 1]: _offer(i, j, lo, s + e, hk, cl, cj, cnt, redo)
-            if both and lo <= hk2[j, k2 - 1]: _offer(j, i, lo, s + e, hk2, cl2, cj2, cnt2, redo2)
+            if lo <= row_bound:
+                _offer(i, j, lo, s + e, hk, cl, cj, cnt, redo); row_bound = hk[i, k - 1]
+            if both and lo <= col_bound[j]:
+                _offer(j, i, lo, s + e, hk2, cl2, cj2, cnt2, redo2); col_bound[j] = hk2[j, k2 - 1]
+    return total
 
 @jit
 def _exact_top(X, Y, code, diag, hk, cl, cj, cnt, redo, out_d, out_i):
@@ -115,23 +127,32 @@ def _no_tracker() -> _Tracker:
     return _Tracker(np.full((1, 1), -np.inf), np.empty((1, 1)), np.empty((1, 1), np.int64), np.zeros(1, np.int64),
                     np.zeros(1, np.bool_))
 
-def nearest_pass(P: Points, Q: Points | None, k_rows: int, k_cols: int = 0, *, on_block=None,
-                 working_memory: float | None = None) -> tuple:
-    """One pass over the raw blocks of P against Q (of P against itself, each pair once, a row not its own neighbour, if
-    Q is None): the exact top lists `(dist (n, k), idx (n, k))`, in prepared units, of the `k_rows` nearest rows of Q for
-    each row of P and (Q given) of the `k_cols` nearest rows of P for each row of Q (None where k is 0).
-    `on_block(S, r0, c0)` sees every raw block first (a sum over the pairs, say)."""
+class NearestPass(NamedTuple):
+    "What one `nearest_pass` found, in prepared units."
+    rows: tuple | None           # (dist (n, k_rows), idx): the k_rows nearest rows of Q for each row of P
+    cols: tuple | None           # (dist (m, k_cols), idx): the k_cols nearest rows of P for each row of Q
+    distance_sum: float          # sum of the distances of the pairs visited (with `sum_floor`), else 0
+
+def nearest_pass(P: Points, Q: Points | None, k_rows: int, k_cols: int = 0, *, sum_floor: float | None = None,
+                 working_memory: float | None = None) -> NearestPass:
+    """One pass over the blocks of P against Q (of P against itself, each pair once with i < j, a row not its own
+    neighbour, if Q is None): the exact top lists of the `k_rows` nearest rows of Q for each row of P and (Q given) of
+    the `k_cols` nearest rows of P for each row of Q (None where k is 0); with `sum_floor`, also the sum of the
+    distances of the pairs visited, those at or below `sum_floor` counted as 0."""
     within = Q is None
     Q = P if within else Q
     Er, Ec = raw_bounds(P), raw_bounds(Q)
     rows = _tracker(len(P.X), k_rows) if k_rows else _no_tracker()
     cols = rows if within else (_tracker(len(Q.X), k_cols) if k_cols else _no_tracker())
+    floor = -1.0 if sum_floor is None else float(sum_floor)
+    total = 0.0
     for r0, r1, c0, c1 in tiles(len(P.X), len(Q.X), working_memory=working_memory, symmetric=within):
-        S = raw_block(P, Q, r0, r1, c0, c1)
-        if on_block is not None: on_block(S, r0, c0)
-        if k_rows or k_cols: _track(S, r0, c0, Er, Ec, within, within or k_cols > 0, *rows, *cols, k_rows > 0)
-    return (_exact_lists(P, Q, rows, within) if k_rows else None,
-            _exact_lists(Q, P, cols, within) if k_cols and not within else None)
+        B, gram = gram_block(P, Q, r0, r1, c0, c1)
+        total += _track(B, gram, r0, c0, P.X, Q.X, P.sq, Q.sq, P.code, Er, Ec, within, (within and k_rows > 0) or k_cols > 0,
+                        *rows, *cols, k_rows > 0, floor)
+        del B                                                  # one block in memory at a time, not two
+    return NearestPass(_exact_lists(P, Q, rows, within) if k_rows else None,
+                       _exact_lists(Q, P, cols, within) if k_cols and not within else None, total)
 
 def _exact_lists(P: Points, Q: Points, tracker: _Tracker, within: bool) -> tuple[np.ndarray, np.ndarray]:
     "The exact top lists of the rows of P among the rows of Q from a tracker."
@@ -148,7 +169,7 @@ def knn(X, Y=None, k: int = 1, *, metric: str = "euclidean", working_memory: flo
     else:
         P, Q = prepare_pair(X, Y, metric, min_rows=1)
         k = check_int(k, "k", low=1, high=len(Q.X), why=f"Y has {len(Q.X)} rows")
-    dist, idx = nearest_pass(P, Q, k, working_memory=working_memory)[0]
+    dist, idx = nearest_pass(P, Q, k, working_memory=working_memory).rows
     return unscale(dist, P.shift, P.code), idx
 
 # %% ../nbs/neighbours.ipynb #c013
@@ -169,23 +190,28 @@ def _raw_radius(t, code):
     return t
 
 @jit
-def _inside(s, e, t, tr, X, i, Y, j, code):
-    "Whether the exact distance of (X[i], Y[j]) is below t, given its raw value within e of s and tr = _raw_radius(t)."
-    if tr < 0: return False
-    if s + e < tr * (1 - 1e-9): return True
-    if s - e > tr * (1 + 1e-9): return False
-    return _distance(X, i, Y, j, code) < t
+def _side(s, e, tr):
+    "1 if a raw value within e of s is surely below the raw radius tr, 0 if surely not (or no ball: tr < 0), -1 if undecided."
+    if tr < 0: return 0
+    if s + e < tr * (1 - 1e-9): return 1
+    if s - e > tr * (1 + 1e-9): return 0
+    return -1
 
 @jit
 def _count_balls(S, r0, c0, Er, Ec, X, Y, code, rx, rxr, ry, ryr, xs, inx, ys, iny):
-    "Add the pairs of raw block S (rows r0.., columns c0..) to the ball counts."
+    "Add the pairs of raw block S (rows r0.., columns c0..) to the ball counts; undecided pairs by the exact kernel."
     for r in range(S.shape[0]):
         i = r0 + r
         for c in range(S.shape[1]):
             j = c0 + c
             s = S[r, c]; e = Er[i] + Ec[j]
-            if _inside(s, e, rx[i], rxr[i], X, i, Y, j, code): xs[i] += 1; inx[j] += 1
-            if _inside(s, e, ry[j], ryr[j], X, i, Y, j, code): ys[j] += 1; iny[i] += 1
+            a = _side(s, e, rxr[i]); b = _side(s, e, ryr[j])
+            if a < 0 or b < 0:                                  # rare: the exact distance decides
+                d = _distance(X, i, Y, j, code)
+                if a < 0: a = 1 if d < rx[i] else 0
+                if b < 0: b = 1 if d < ry[j] else 0
+            if a: xs[i] += 1; inx[j] += 1
+            if b: ys[j] += 1; iny[i] += 1
 
 def _radii(radius, n: int, name: str, P: Points) -> np.ndarray:
     "The radii of n balls in prepared units (None: no ball, radius 0)."
@@ -358,13 +384,14 @@ def _exact_keys(Uq, R, pos: np.ndarray) -> np.ndarray:
 
 # %% ../nbs/neighbours.ipynb #c025
 @jit(parallel=True)
-def _fold_keys(K, offset, qrows, floor, keys, idx):
-    "Fold keys K[a, j] of rows offset + j into the top lists (keys, idx); skip row qrows[a] and keys >= floor[a]."
-    for a in numba.prange(K.shape[0]):
+def _fold_scores(S, scale, offset, qrows, floor, keys, idx):
+    "Fold rows offset + j, key -(S[a, j] * scale[j]) in float64, into the top lists (keys, idx); skip row qrows[a] and keys >= floor[a]."
+    for a in numba.prange(S.shape[0]):
         worst = min(keys[a, -1], floor[a])
-        for j in range(K.shape[1]):
-            if K[a, j] < worst and offset + j != qrows[a]:
-                _topk_insert(keys[a], idx[a], K[a, j], offset + j)
+        for j in range(S.shape[1]):
+            key = -(np.float64(S[a, j]) * scale[j])
+            if key < worst and offset + j != qrows[a]:
+                _topk_insert(keys[a], idx[a], key, offset + j)
                 worst = min(keys[a, -1], floor[a])
 
 def _floor(floor, q: int) -> np.ndarray:
@@ -375,11 +402,11 @@ def _candidates(block, offset, floor, U32, Uq, qrows, m, name):
     "Top-m candidate rows of a block by float32 (dense) or float64 (sparse) scores with the unit queries."
     lists = empty_top_lists(len(qrows), m)
     if sp.issparse(block):
-        K = -(Uq @ _unit_block(block, offset, name).T).toarray()
+        S = (Uq @ _unit_block(block, offset, name).T).toarray(); inv = np.ones(S.shape[1])
     else:
         X, inv = _dense_block(block, offset, name)
-        K = -(U32 @ X.T) * inv
-    _fold_keys(K, offset, qrows, _floor(floor, len(qrows)), *lists)
+        S = U32 @ X.T
+    _fold_scores(S, inv, offset, qrows, _floor(floor, len(qrows)), *lists)
     return lists
 
 def _exact_pass(block, offset, floor, Uq, qrows, k, name):
@@ -387,7 +414,7 @@ def _exact_pass(block, offset, floor, Uq, qrows, k, name):
     lists = empty_top_lists(len(qrows), k)
     R = _unit_block(block, offset, name)
     pos = np.broadcast_to(np.arange(R.shape[0]), (len(qrows), R.shape[0])).copy()
-    _fold_keys(_exact_keys(Uq, R, pos), offset, qrows, _floor(floor, len(qrows)), *lists)
+    _fold_scores(-_exact_keys(Uq, R, pos), np.ones(R.shape[0]), offset, qrows, _floor(floor, len(qrows)), *lists)
     return lists
 
 def _gather(E, rows: np.ndarray):
