@@ -12,8 +12,8 @@ import numpy as np
 
 from .checks import check_choice, check_int
 from .core import jit
-from .metrics import (COSINE, EUCLIDEAN, PRECOMPUTED, SQEUCLIDEAN, _distance, _distance_rows, _lower, _upper,
-                                normalize_rows, prepare, raw_block, raw_bounds, row_chunks)
+from .metrics import (COSINE, EUCLIDEAN, PRECOMPUTED, SQEUCLIDEAN, _distance, _distance_rows, _lower,
+                                _raw_ceiling, _upper, normalize_rows, prepare, raw_block, raw_bounds, row_chunks)
 from .neighbours import NO_INDEX, _topk_insert
 
 # %% auto #0
@@ -62,11 +62,11 @@ def _blocks(P):
 def _block_row_bounds(S, i0, E, code, lower, upper):
     "Lower and upper bounds on the largest distance from each row i0.. of raw block S (columns i0..) to the later rows."
     for r in range(S.shape[0]):
-        i = i0 + r; lo = 0.0; hi = 0.0
+        i = i0 + r; lo = 0.0; hi = 0.0                              # _lower and _upper rise with s - e and s + e
         for c in range(r + 1, S.shape[1]):
-            e = E[i] + E[i0 + c]
-            lo = max(lo, _lower(S[r, c], e, code)); hi = max(hi, _upper(S[r, c], e, code))
-        lower[i] = lo; upper[i] = hi
+            lo = max(lo, S[r, c] - E[i0 + c]); hi = max(hi, S[r, c] + E[i0 + c])
+        lower[i] = _lower(lo, E[i], code)
+        upper[i] = _upper(hi, E[i], code) if r + 1 < S.shape[1] else 0.0
 
 @jit
 def _rows_max_distance(X, code, rows):
@@ -112,13 +112,15 @@ def _knn_table(X, code, per_unit, k, Q):
 def _block_knn(S, i0, E, code, slack, X, per_unit, Q, nb, nd):
     "Rows i0.. of the k-nearest table: the exact insertion, on the columns whose lower bound may put them in it."
     k = nb.shape[1]
-    up = np.empty(S.shape[1])
+    up, cols = np.empty(k), np.empty(k, np.int64)
     for r in range(S.shape[0]):
-        i = i0 + r
-        for c in range(S.shape[1]): up[c] = np.inf if c == i else _upper(S[r, c], E[i] + E[c], code)
-        bound = (np.partition(up, k - 1)[k - 1] + slack) * (1 + 1e-9)
+        i = i0 + r; up[:] = np.inf; cols[:] = NO_INDEX
+        for c in range(S.shape[1]):                                 # _upper(S[r, c], E[i] + E[c]) rises with S + E
+            if c != i: _topk_insert(up, cols, S[r, c] + E[c], c)
+        bound = (_upper(up[k - 1], E[i], code) + slack) * (1 + 1e-9)
+        top = _raw_ceiling(bound, code) + E[i]
         for j in range(X.shape[0]):
-            if j != i and _lower(S[r, j], E[i] + E[j], code) <= bound:
+            if j != i and S[r, j] <= (top + E[j]) * (1 + 1e-9) and _lower(S[r, j], E[i] + E[j], code) <= bound:
                 _topk_insert(nd[i], nb[i], _level(X, i, j, code, per_unit, Q), j)
 
 def _knn_table_blocked(P, per_unit: float, k: int, Q) -> tuple[np.ndarray, np.ndarray]:
@@ -903,8 +905,10 @@ def _block_violations(S, i0, Z, metric, per_unit, C, dualvar, zneg, E, bparent, 
             t4 = base - dualvar[j]                      # a violation needs 4 q < t4
             if t4 <= 0:
                 continue
-            if per_unit > 0 and _lower(S[r, c], E[i] + E[j], metric) > ((t4 - 1) // 4 + 0.5) / per_unit * (1 + 1e-9):
-                continue
+            if per_unit > 0:
+                d = ((t4 - 1) // 4 + 0.5) / per_unit * (1 + 1e-9)      # a violation needs a distance up to d
+                if S[r, c] > (_raw_ceiling(d, metric) + E[i] + E[j]) * (1 + 1e-9) or _lower(S[r, c], E[i] + E[j], metric) > d:
+                    continue
             q = _level(Z, i, j, metric, per_unit, Q)
             if dualvar[i] + dualvar[j] - 4 * (C - q) + 2 * _shared_z(i, j, dualvar, bparent, pos, lo, hi) < 0:
                 if nviol < maxviol:

@@ -374,3 +374,12 @@ def _lower(s, e, code):
 def _upper(s, e, code):
     "An upper bound on the exact distance of a pair whose raw value s is within e of the exact one."
     return _finish(s + e, code) * (1.0 + 1e-12) + 1e-300
+
+@jit
+def _raw_ceiling(d, code):
+    "A raw value at or above every raw value whose distance is at most d (the inverse of `_finish`, rounded up)."
+    if code == EUCLIDEAN: r = d * d
+    elif code == COSINE: r = 2.0 * d
+    elif code == ANGULAR: r = np.inf if d >= 1.0 else (2.0 * math.sin(0.5 * math.pi * d)) ** 2
+    else: r = d
+    return r * (1.0 + 1e-9) + 1e-300
