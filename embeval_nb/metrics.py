@@ -188,9 +188,13 @@ def _ldexp(A, k: int):
     B = A.copy(); B.data = np.ldexp(B.data, k)
     return B
 
+def _largest(A) -> float:
+    "The largest |entry| of a dense or sparse A (0 if empty), without a temporary."
+    return float(max(A.max(), -A.min())) if A.size else 0.0
+
 def rescale_exactly(*arrays, near_one: bool = False) -> tuple:
     "`(A1 / 2**k, ..., An / 2**k, k)` (dense or sparse arrays) with k from their largest |entry|: `power_of_two_exponent`'s, or with `near_one` the exponent that brings it into [0.5, 1); k = 0 (arrays untouched) for ordinary input."
-    largest = max((float(abs(A).max()) for A in arrays if A.size), default=0.0)
+    largest = max(map(_largest, arrays), default=0.0)
     k = power_of_two_exponent(largest)
     if k and near_one: k = math.frexp(largest)[1]
     return (*(_ldexp(A, -k) for A in arrays), k) if k else (*arrays, 0)
@@ -245,10 +249,6 @@ def _checked(X, metric: str, name: str, min_rows: int) -> np.ndarray:
     A = as_points(X, name, min_rows=min_rows)
     if metric == "precomputed": return _check_distance_matrix(A, name)
     return _unit(A, name, metric) if METRICS.index(metric) in UNIT_ROWS else A
-
-def _largest(A: np.ndarray) -> float:
-    "The largest |entry| of A (0 if empty), without a temporary."
-    return float(max(A.max(), -A.min())) if A.size else 0.0
 
 def prepare(X, metric: str = "euclidean", *, name: str = "X", min_rows: int = 0, allowed: Sequence[str] = METRICS) -> Points:
     "`X` checked and ready for the kernels of `metric` (one of `allowed`)."
@@ -376,10 +376,14 @@ def _upper(s, e, code):
     return _finish(s + e, code) * (1.0 + 1e-12) + 1e-300
 
 @jit
+def _raw_of(t, code):
+    "The raw value whose distance is t >= 0: the inverse of `_finish` up to rounding (4, the largest, for angular t >= 1)."
+    if code == EUCLIDEAN: return t * t
+    if code == COSINE: return 2.0 * t
+    if code == ANGULAR: return 4.0 if t >= 1.0 else (2.0 * math.sin(0.5 * math.pi * t)) ** 2
+    return t
+
+@jit
 def _raw_ceiling(d, code):
-    "A raw value at or above every raw value whose distance is at most d (the inverse of `_finish`, rounded up)."
-    if code == EUCLIDEAN: r = d * d
-    elif code == COSINE: r = 2.0 * d
-    elif code == ANGULAR: r = np.inf if d >= 1.0 else (2.0 * math.sin(0.5 * math.pi * d)) ** 2
-    else: r = d
-    return r * (1.0 + 1e-9) + 1e-300
+    "A raw value at or above every raw value whose distance is at most d: `_raw_of`, rounded up."
+    return _raw_of(d, code) * (1.0 + 1e-9) + 1e-300

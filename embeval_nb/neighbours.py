@@ -4,7 +4,7 @@
 
 # %% ../nbs/neighbours.ipynb #c002
 from __future__ import annotations
-import functools, math
+import functools
 from typing import NamedTuple
 
 import numba
@@ -13,8 +13,8 @@ import scipy.sparse as sp
 
 from .checks import check_bool, check_int, check_rows
 from .core import jit
-from .metrics import (ANGULAR, COSINE, EUCLIDEAN, SQEUCLIDEAN, Points, _distance, _raw_row, _row_distance_sum,
-                                gram_block, normalize_rows, prepare, prepare_pair, raw_block, raw_bounds, tiles, unscale,
+from .metrics import (SQEUCLIDEAN, Points, _distance, _raw_of, _raw_row, _row_distance_sum, gram_block,
+                                normalize_rows, prepare, prepare_pair, raw_block, raw_bounds, tiles, unscale,
                                 working_memory_bytes)
 
 # %% auto #0
@@ -182,12 +182,8 @@ class BallCounts(NamedTuple):
 
 @jit
 def _raw_radius(t, code):
-    "The raw value whose distance is t (approximately; callers keep a margin)."
-    if t <= 0: return -1.0
-    if code == EUCLIDEAN: return t * t
-    if code == COSINE: return 2.0 * t
-    if code == ANGULAR: return 4.0 if t >= 1.0 else (2.0 * math.sin(0.5 * math.pi * t)) ** 2
-    return t
+    "The raw radius of a ball of radius t (approximately; callers keep a margin), -1 for no ball (t <= 0)."
+    return _raw_of(t, code) if t > 0 else -1.0
 
 @jit
 def _side(s, e, tr):
