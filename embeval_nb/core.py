@@ -7,18 +7,20 @@ from __future__ import annotations
 import contextlib, json, os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 from tqdm import tqdm  # plain text bars: tqdm.auto needs ipywidgets in notebooks and warns without it
 
 from .cache import atomic_write
 from .checks import check_choice, check_n_jobs
-from .stats import VERDICTS, interval_verdict, mcnemar_exact
+from .stats import (VERDICTS, bonferroni_level, bootstrap_interval, combined_verdict, interval_verdict,
+                             mcnemar_exact, percentile_interval)
 
 # %% auto #0
-__all__ = ['seed_everything', 'jit', 'set_progress', 'progress_enabled', 'progress', 'parallel_map', 'record_dir', 'record_file',
-           'read_records', 'record', 'parse_paper_table', 'paper_tables', 'paper_value', 'Claim', 'Claims']
+__all__ = ['ACCOUNT_STATUS', 'seed_everything', 'jit', 'set_progress', 'progress_enabled', 'progress', 'parallel_map',
+           'record_dir', 'record_file', 'read_records', 'record', 'parse_paper_table', 'paper_tables', 'paper_value',
+           'Claim', 'check_can_fail', 'Claims', 'heading_anchor', 'paper_account']
 
 # %% ../nbs/core.ipynb #c006
 def seed_everything(seed: int) -> None:
@@ -132,54 +134,130 @@ def paper_value(cell: str) -> float:
 # %% ../nbs/core.ipynb #c038
 @dataclass
 class Claim:
-    "One of a paper's claims, checked: statement, the paper's number, ours, verdict and the test that decided it."
+    "One of a paper's claims, checked: statement (as tested), the paper's number, ours, verdict, the test that decided it and its resampling unit."
     key: str
     statement: str
     paper: str
     ours: str
     verdict: str
     test: str
+    unit: str
 
+def _region(above: float, below: float) -> str:
+    "The claimed region `(above, below)` in words: '> 0', '< 0.5', '> -0.1 and < 0.1'."
+    if not above < below: raise ValueError(f"the claimed region needs above < below, got above={above}, below={below}")
+    if above == -np.inf and below == np.inf: raise ValueError("a claim needs a region: give above=, below= or both")
+    return " and ".join(s for s in (f"> {above:.4g}" if above > -np.inf else "", f"< {below:.4g}" if below < np.inf else "") if s)
+
+def check_can_fail(key: str, value: float, *, above: float = -np.inf, below: float = np.inf) -> None:
+    "Refuse a claim whose statistic, on data where the claim is false, is `value`, not strictly outside the claimed region `(above, below)`."
+    if not (value < above or value > below):
+        raise ValueError(f"claim {key!r}: on its counterexample the statistic is {value:.4g}, not strictly outside "
+                         f"the claimed region ({_region(above, below)}), so the claim could not fail: a statistic "
+                         f"bounded to the claimed side decides it by construction")
+
+# %% ../nbs/core.ipynb #c040
 class Claims:
     "A chapter's claims in the order they are checked; each is recorded under `<chapter>/claims`."
     def __init__(self, chapter: str):
         self.chapter, self.items = chapter, {}
 
-    def add(self, key: str, statement: str, *, paper: Any, ours: Any, verdict: str, test: str) -> Claim:
-        "State a claim with a verdict already reached by `test` (described in words, with its numbers)."
+    def add(self, key: str, statement: str, *, paper: Any, ours: Any, verdict: str, test: str, unit: str) -> Claim:
+        "State a claim with a verdict already reached by `test` (described in words, with its numbers) resampling `unit`."
         check_choice(verdict, "verdict", VERDICTS)
-        c = Claim(key, statement, _fmt(paper), _fmt(ours), verdict, test)
+        if not str(unit).strip(): raise ValueError(f"claim {key!r}: unit must name what the test resamples")
+        c = Claim(key, statement, _fmt(paper), _fmt(ours), verdict, test, str(unit))
         self.items[key] = c
         record(f"{self.chapter}/claims", [vars(x) for x in self.items.values()])
         return c
 
-    def interval(self, key: str, statement: str, estimate: float, low: float, high: float, *, paper: Any,
-                 above: float = -np.inf, below: float = np.inf, test: str = "bootstrap", ours: Any = None) -> Claim:
-        "A claim that a quantity lies in (above, below), decided by its interval [low, high]."
-        region = " and ".join(s for s in (f"> {above:.4g}" if above > -np.inf else "",
-                                         f"< {below:.4g}" if below < np.inf else "") if s)
+    def interval(self, key: str, statement: str, estimate: float, low: float, high: float, *, paper: Any, unit: str,
+                 above: float = -np.inf, below: float = np.inf, test: str = "bootstrap", ours: Any = None,
+                 level: float = 0.95) -> Claim:
+        "A claim that a quantity lies in (above, below), decided by its `level` interval [low, high] over `unit`."
         return self.add(key, statement, paper=paper, ours=estimate if ours is None else ours,
-                        verdict=interval_verdict(low, high, above=above, below=below),
-                        test=f"{test}: 95% interval [{low:.3g}, {high:.3g}], claim {region}")
+                        verdict=interval_verdict(low, high, above=above, below=below), unit=unit,
+                        test=f"{test}: {100 * level:.4g}% interval [{low:.3g}, {high:.3g}], claim {_region(above, below)}")
+
+    def bootstrap(self, key: str, statement: str, statistic: Callable | Mapping[str, Callable], units, *,
+                  counterexample, paper: Any, unit: str, above: float = -np.inf, below: float = np.inf,
+                  scope: str = "every", test: str = "", n_boot: int = 2000, seed=0, ours: Any = None,
+                  paired: bool = True) -> Claim:
+        """A claim that `statistic(*units)` lies in (above, below), by a percentile bootstrap over the rows of `units`
+        (an array, or a tuple of arrays resampled alike: one row per independent `unit`; with `paired=False` each
+        array of the tuple is an independent sample, resampled on its own). `counterexample` has the
+        shape of `units` and is data on which the claim is false; the statistic must land strictly outside the
+        region on it (`check_can_fail`). A mapping `{condition: statistic}` tests every condition at the
+        Bonferroni-corrected level and combines the verdicts with `scope` ('every', 'some' or 'most')."""
+        units = tuple(units) if isinstance(units, tuple) else (units,)
+        cx = tuple(counterexample) if isinstance(counterexample, tuple) else (counterexample,)
+        stats_ = dict(statistic) if isinstance(statistic, Mapping) else {"": statistic}
+        _region(above, below)
+        for name, f in stats_.items(): check_can_fail(f"{key} {name}".strip(), float(f(*cx)), above=above, below=below)
+        level = bonferroni_level(len(stats_))
+        runs = {name: bootstrap_interval(f, *units, n_boot=n_boot, seed=seed, level=level, paired=paired)
+                for name, f in stats_.items()}
+        n = len(units[0]) if paired else "+".join(str(len(u)) for u in units)
+        return self._decide(key, statement, runs, level=level, scope=scope, above=above, below=below, paper=paper,
+                            unit=unit, ours=ours, test=f"{test + '; ' if test else ''}bootstrap over {n} units ({unit})")
+
+    def replicated(self, key: str, statement: str, estimates, replicates, *, counterexample, paper: Any, unit: str,
+                   above: float = -np.inf, below: float = np.inf, scope: str = "every", test: str = "bootstrap",
+                   ours: Any = None) -> Claim:
+        """As `bootstrap`, from replicates computed elsewhere (a fused kernel): `estimates`, `replicates` (B,) and
+        `counterexample` (the statistic on data where the claim is false) are one value/array each, or mappings
+        {condition: ...} with the same keys. A condition with NaN replicates (undefined on some resamples) is undecided."""
+        as_map = lambda x: dict(x) if isinstance(x, Mapping) else {"": x}
+        est, reps, cx = as_map(estimates), as_map(replicates), as_map(counterexample)
+        if not est.keys() == reps.keys() == cx.keys():
+            raise ValueError(f"claim {key!r}: estimates, replicates and counterexample need the same conditions")
+        _region(above, below)
+        for name in est: check_can_fail(f"{key} {name}".strip(), float(cx[name]), above=above, below=below)
+        level = bonferroni_level(len(est))
+        nan_interval = lambda r: np.isnan(np.asarray(r, dtype=np.float64)).any()
+        runs = {name: (float(est[name]), *((np.nan, np.nan) if nan_interval(reps[name]) else
+                                          percentile_interval(reps[name], level=level))) for name in est}
+        return self._decide(key, statement, runs, level=level, scope=scope, above=above, below=below, paper=paper,
+                            unit=unit, ours=ours, test=test)
+
+    def _decide(self, key, statement, runs, *, level, scope, above, below, paper, unit, ours, test) -> Claim:
+        "Record the claim decided by the intervals `runs` {condition: (estimate, low, high)} taken at `level`."
+        verdicts = ["undecided" if np.isnan(lo) else interval_verdict(lo, hi, above=above, below=below)
+                    for _, lo, hi in runs.values()]
+        if len(runs) == 1:
+            (est, lo, hi), = runs.values()
+            detail = f"95% interval [{lo:.3g}, {hi:.3g}]"
+        else:
+            est = f"{verdicts.count('holds')} of {len(runs)} conditions in the region, {verdicts.count('fails')} outside"
+            detail = (f"{scope} of {len(runs)} conditions, each at the Bonferroni level {100 * level:.3g}%: "
+                      + "; ".join(f"{n} {e:.3g} [{lo:.3g}, {hi:.3g}]" for n, (e, lo, hi) in runs.items()))
+        return self.add(key, statement, paper=paper, ours=est if ours is None else ours, unit=unit,
+                        verdict=combined_verdict(verdicts, scope=scope),
+                        test=f"{test}: {detail}, claim {_region(above, below)}")
 
     def paired_errors(self, key: str, statement: str, correct_a, correct_b, *, paper: Any,
-                      claim: str = "a_better", margin: float = 0.0) -> Claim:
-        "A claim comparing classifiers A and B on the same items: 'a_better', 'b_better' or 'equal' (within `margin`)."
+                      claim: str = "a_better", margin: float = 0.0, unit: str = "test item") -> Claim:
+        "A claim comparing classifiers A and B on the same items (`unit`): 'a_better', 'b_better' or 'equal' (within `margin`)."
         r = mcnemar_exact(correct_a, correct_b)
         region = {"a_better": dict(below=0.0), "b_better": dict(above=0.0),
                   "equal": dict(above=-margin, below=margin)}[check_choice(claim, "claim", ("a_better", "b_better", "equal"))]
-        test = (f"exact McNemar on {r.n_items} paired items: {r.errors_a} vs {r.errors_b} errors, "
-                f"{r.only_a_wrong}/{r.only_b_wrong} discordant, p = {r.p_value:.3g}; error difference "
-                f"{100 * r.difference:+.2f} points, 95% interval [{100 * r.low:+.2f}, {100 * r.high:+.2f}]")
+        test = (f"{r.n_items} paired items: {r.errors_a} vs {r.errors_b} errors, {r.only_a_wrong}/{r.only_b_wrong} "
+                f"discordant, exact McNemar p = {r.p_value:.3g}; error difference {100 * r.difference:+.2f} points, "
+                f"Newcombe 95% interval [{100 * r.low:+.2f}, {100 * r.high:+.2f}]")
         return self.add(key, statement, paper=paper, ours=f"{100 * r.errors_a / r.n_items:.2f} vs "
                         f"{100 * r.errors_b / r.n_items:.2f} % error",
-                        verdict=interval_verdict(r.low, r.high, **region), test=test)
+                        verdict=interval_verdict(r.low, r.high, **region), test=test, unit=unit)
+
+    def untested(self, key: str, statement: str, *, paper: Any, why: str) -> Claim:
+        "A claim that cannot be tested here, with the reason `why` (models or data that cannot be had)."
+        if not str(why).strip(): raise ValueError(f"claim {key!r}: why must say why the claim cannot be tested here")
+        return self.add(key, statement, paper=paper, ours="-", verdict="untested", test=f"not tested here: {why}", unit="-")
 
     def frame(self) -> "pd.DataFrame":
-        "The claims as a DataFrame indexed by key: statement, paper, ours, verdict, test."
+        "The claims as a DataFrame indexed by key: statement, paper, ours, verdict, test, unit."
         import pandas as pd
         return pd.DataFrame([vars(c) for c in self.items.values()],
-                            columns=["key", "statement", "paper", "ours", "verdict", "test"]).set_index("key")
+                            columns=["key", "statement", "paper", "ours", "verdict", "test", "unit"]).set_index("key")
 
     def table(self, *keys: str) -> "pd.io.formats.style.Styler":
         "The claims `keys` (all if none) as the book shows them: every cell in full, long text wrapped inside the page's width."
@@ -187,11 +265,39 @@ class Claims:
         wrap = [{"selector": "td, th", "props": "white-space: normal; overflow-wrap: anywhere; vertical-align: top; "
                                               "text-align: left"},
                 {"selector": "", "props": "table-layout: auto; width: 100%"}]
-        colour = {"holds": "color: #1a7f37", "fails": "color: #cf222e", "undecided": "color: #9a6700"}
-        frame = self.frame().loc[list(keys)] if keys else self.frame()
+        colour = {"holds": "color: #1a7f37", "fails": "color: #cf222e", "undecided": "color: #9a6700",
+                  "untested": "color: #6e7781"}
+        frame = self.frame().drop(columns="unit")
+        frame = frame.loc[list(keys)] if keys else frame
         return frame.style.set_table_styles(wrap).map(lambda v: colour.get(v, ""), subset=["verdict"])
 
 def _fmt(value: Any) -> str:
     "A number or statement as it appears in a claims table."
     if isinstance(value, (float, np.floating)): return f"{value:.3g}"
     return str(value)
+
+# %% ../nbs/core.ipynb #c044
+ACCOUNT_STATUS = ("reproduced", "substitute", "partial", "not here")
+
+def heading_anchor(heading: str) -> str:
+    "The HTML id the book gives a section heading: lower case, runs of other characters as one hyphen, no leading digits."
+    from docutils.nodes import make_id
+    return make_id(heading)
+
+def paper_account(chapter: str, claims: Claims | None = None) -> "pd.io.formats.style.Styler":
+    """The account of every table, figure and claim of `chapter`'s paper, with links to the page's sections;
+    ValueError if a status is unknown or the account and `claims` disagree on which claims exist."""
+    frame = paper_tables(chapter)["account"].reset_index()
+    if bad := sorted(set(frame.status) - set(ACCOUNT_STATUS)):
+        raise ValueError(f"account of {chapter}: status must be one of {ACCOUNT_STATUS}, got {bad}")
+    listed = {k for cell in frame.claims for k in cell.split() if k != "-"}
+    if claims is not None:
+        if missing := [k for k in claims.items if k not in listed]:
+            raise ValueError(f"account of {chapter}: claims {missing} are decided on the page but listed under no item")
+        if unknown := sorted(listed - set(claims.items)):
+            raise ValueError(f"account of {chapter}: claims {unknown} are listed but not decided on the page")
+        verdict = lambda cell: ", ".join(f"{k} ({claims.items[k].verdict})" for k in cell.split() if k != "-") or "-"
+        frame["claims"] = frame.claims.map(verdict)
+    frame["where"] = frame["where"].map(lambda w: w if w.startswith("-") else f'<a href="#{heading_anchor(w)}">{w}</a>')
+    wrap = [{"selector": "td, th", "props": "white-space: normal; vertical-align: top; text-align: left"}]
+    return frame.style.hide(axis="index").set_table_styles(wrap)

@@ -611,18 +611,23 @@ def _bootstrap_kernel(out, counts, P, h, masks, p_sorts, h_sort):
             for k in range(P.shape[0]):
                 _weighted_metrics(out[b, s, k], P[k], h, w, p_sorts[k], h_sort, rp, rh)
 
-def bootstrap_similarity(human, predicted, masks=None, *, n_boot: int = 2000, seed: int = 0) -> np.ndarray:
-    "`(n_boot, m, k, 5)` metrics of predictions `(k, n)` vs `human (n,)` on subsets `masks (m, n)` of paired resamples."
+def bootstrap_similarity(human, predicted, masks=None, *, n_boot: int = 2000, seed: int = 0, weights=None) -> np.ndarray:
+    """`(n_boot, m, k, 5)` metrics of predictions `(k, n)` vs `human (n,)` on subsets `masks (m, n)` of paired resamples
+    of the pairs, or, if `weights : (B, n)` (finite, >= 0) is given, of the B resamples in which pair i counts `weights[b, i]` times."""
     h, P = _scores(human, "human"), np.atleast_2d(_scores(predicted, "predicted"))
     M = np.ones((1, h.shape[-1] if h.ndim else 0), bool) if masks is None else np.atleast_2d(np.asarray(masks, dtype=bool))
     if h.ndim != 1 or P.ndim != 2 or P.shape[1] != len(h) or M.shape[1] != len(h) or len(h) == 0:
         raise ValueError(f"human (n,), predicted (k, n) and masks (m, n) must share n > 0, got {h.shape}, {P.shape}, {M.shape}")
     flat, h, shift = _scores_pair(P.ravel(), np.tile(h, len(P)))
     P, h = np.ascontiguousarray(flat.reshape(P.shape)), np.ascontiguousarray(h[:P.shape[1]])
-    counts = resample_counts(len(h), n_boot, seed=seed)
+    if weights is None: counts = resample_counts(len(h), n_boot, seed=seed).astype(np.float64)
+    else:
+        counts = np.ascontiguousarray(np.atleast_2d(_scores(weights, "weights")), dtype=np.float64)
+        if counts.ndim != 2 or counts.shape[1] != len(h): raise ValueError(f"weights must be (B, {len(h)}), got {counts.shape}")
+        if not (np.isfinite(counts).all() and (counts >= 0).all()): raise ValueError("weights must be finite and >= 0")
     out = np.empty((len(counts), len(M), len(P), 5))
     p_sorts = np.stack([np.stack(_sort_groups(p)) for p in P])
-    _bootstrap_kernel(out, counts.astype(np.float64), P, h, M.astype(np.float64), p_sorts, np.stack(_sort_groups(h)))
+    _bootstrap_kernel(out, counts, P, h, M.astype(np.float64), p_sorts, np.stack(_sort_groups(h)))
     if shift: out[..., 3:] = np.ldexp(out[..., 3:], shift)
     return out
 

@@ -14,7 +14,8 @@ from .checks import check_choice, check_int, check_real, make_rng
 
 # %% auto #0
 __all__ = ['VERDICTS', 'percentile_interval', 'bootstrap_interval', 'resample_counts', 'StratifiedBootstrap', 'PairedErrors',
-           'mcnemar_exact', 'permutation_p_value', 'proportion_interval', 'interval_verdict', 'combined_verdict']
+           'mcnemar_exact', 'permutation_p_value', 'proportion_interval', 'interval_verdict', 'combined_verdict',
+           'bonferroni_level', 'split_units']
 
 # %% ../nbs/stats.ipynb #c005
 def percentile_interval(replicates, *, level: float = 0.95) -> tuple[float, float]:
@@ -91,7 +92,7 @@ class StratifiedBootstrap:
 # %% ../nbs/stats.ipynb #c011
 @dataclass(frozen=True)
 class PairedErrors:
-    "Exact McNemar comparison of classifiers A and B on the same N items; differences are A minus B."
+    "McNemar comparison of classifiers A and B on the same N items; differences are A minus B."
     n_items: int
     errors_a: int
     errors_b: int
@@ -99,12 +100,30 @@ class PairedErrors:
     only_b_wrong: int       # n10
     p_value: float          # two-sided exact McNemar (binomial test of n01 against n01 + n10 at 1/2)
     difference: float       # (errors_a - errors_b) / N
-    low: float              # 95% (or `level`) interval for the difference
+    low: float              # Newcombe's 95% (or `level`) interval for the difference
     high: float
 
+def _wilson(k: int, n: int, z: float) -> tuple[float, float]:
+    "The Wilson score interval of the proportion k / n at normal quantile z."
+    p, den = k / n, 1 + z * z / n
+    centre, half = (p + z * z / (2 * n)) / den, z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
+    return centre - half, centre + half
+
+def _newcombe_paired(n11: int, n01: int, n10: int, n00: int, level: float) -> tuple[float, float]:
+    "Newcombe's hybrid score interval (method 10) for e_a - e_b, with n01 items only A gets wrong and n10 only B."
+    from scipy.stats import norm
+    N, z = n11 + n01 + n10 + n00, float(norm.ppf(0.5 + level / 2))
+    ea, eb = (n11 + n01) / N, (n11 + n10) / N
+    (la, ua), (lb, ub) = _wilson(n11 + n01, N, z), _wilson(n11 + n10, N, z)
+    margins = float(n11 + n01) * (n10 + n00) * (n11 + n10) * (n01 + n00)
+    phi = (n11 * n00 - n01 * n10) / math.sqrt(margins) if margins > 0 else 0.0
+    below = math.sqrt(max((ea - la) ** 2 - 2 * phi * (ea - la) * (ub - eb) + (ub - eb) ** 2, 0.0))
+    above = math.sqrt(max((ua - ea) ** 2 - 2 * phi * (ua - ea) * (eb - lb) + (eb - lb) ** 2, 0.0))
+    return max(ea - eb - below, -1.0), min(ea - eb + above, 1.0)
+
 def mcnemar_exact(correct_a, correct_b, *, level: float = 0.95) -> PairedErrors:
-    "Exact McNemar test and interval for the error-rate difference of two classifiers scored on the same items."
-    from scipy.stats import beta, binomtest
+    "Exact McNemar test, and Newcombe's interval for the error-rate difference, of two classifiers scored on the same items."
+    from scipy.stats import binomtest
     a, b = (np.asarray(c) for c in (correct_a, correct_b))
     if a.dtype != bool or b.dtype != bool:
         raise TypeError(f"correct_a and correct_b must be boolean vectors of one length, got dtypes {a.dtype} and {b.dtype}")
@@ -113,16 +132,14 @@ def mcnemar_exact(correct_a, correct_b, *, level: float = 0.95) -> PairedErrors:
     N = len(a)
     if N == 0: raise ValueError("no items to compare")
     level = check_real(level, "level", low=0, high=1, low_open=True, high_open=True)
-    n01, n10 = int((~a & b).sum()), int((a & ~b).sum())
-    n, alpha = n01 + n10, 1 - level
-    p = binomtest(n01, n, 0.5).pvalue if n else 1.0
+    n01, n10, n11 = int((~a & b).sum()), int((a & ~b).sum()), int((~a & ~b).sum())
+    n = n01 + n10
     if n == 0:  # no disagreement: the difference is bounded by the Clopper-Pearson bound on the discordance rate
-        u = float(1 - (alpha / 2) ** (1 / N))
+        u = float(1 - ((1 - level) / 2) ** (1 / N))
         return PairedErrors(N, int((~a).sum()), int((~b).sum()), 0, 0, 1.0, 0.0, -u, u)
-    lo = beta.ppf(alpha / 2, n01, n10 + 1) if n01 > 0 else 0.0
-    hi = beta.ppf(1 - alpha / 2, n01 + 1, n10) if n10 > 0 else 1.0
-    return PairedErrors(N, int((~a).sum()), int((~b).sum()), n01, n10, float(p), (n01 - n10) / N,
-                        n * (2 * lo - 1) / N, n * (2 * hi - 1) / N)
+    low, high = _newcombe_paired(n11, n01, n10, N - n - n11, level)
+    return PairedErrors(N, int((~a).sum()), int((~b).sum()), n01, n10, float(binomtest(n01, n, 0.5).pvalue),
+                        (n01 - n10) / N, low, high)
 
 def permutation_p_value(observed: float, null) -> float:
     "One-sided permutation p-value (1 + #{null >= observed}) / (1 + B) of a statistic against its `null : (B,)` values on permuted data."
@@ -140,7 +157,7 @@ def proportion_interval(k: int, n: int, *, level: float = 0.95) -> tuple[float, 
             float(beta.ppf(1 - alpha / 2, k + 1, n - k)) if k < n else 1.0)
 
 # %% ../nbs/stats.ipynb #c014
-VERDICTS = ("holds", "fails", "undecided")
+VERDICTS = ("holds", "fails", "undecided", "untested")
 
 def interval_verdict(low: float, high: float, *, above: float = -np.inf, below: float = np.inf) -> str:
     "'holds' if the interval [low, high] lies inside the claimed region (above, below), 'fails' if outside, else 'undecided'; an infinite end lies inside a side the region leaves open."
@@ -152,9 +169,24 @@ def interval_verdict(low: float, high: float, *, above: float = -np.inf, below: 
 def combined_verdict(verdicts: Iterable[str], *, scope: str = "every") -> str:
     """One verdict for a claim made about several cases (data sets, metrics) from the verdict of each case.
     `scope="every"`: fails if any case fails, holds if every case holds (and there is one), else undecided.
-    `scope="some"`: holds if any case holds, fails if every case fails (and there is one), else undecided."""
+    `scope="some"`: holds if any case holds, fails if every case fails (and there is one), else undecided.
+    `scope="most"`: holds if more than half the cases hold, fails if at least half fail, else undecided."""
     verdicts = list(verdicts)
     if bad := [v for v in verdicts if v not in VERDICTS]: raise ValueError(f"verdicts must be in {VERDICTS}, got {bad[0]!r}")
-    hit, miss = ("fails", "holds") if check_choice(scope, "scope", ("every", "some")) == "every" else ("holds", "fails")
+    if check_choice(scope, "scope", ("every", "some", "most")) == "most":
+        return ("holds" if verdicts.count("holds") > len(verdicts) / 2 else
+                "fails" if verdicts and verdicts.count("fails") >= len(verdicts) / 2 else "undecided")
+    hit, miss = ("fails", "holds") if scope == "every" else ("holds", "fails")
     if hit in verdicts: return hit
     return miss if verdicts and all(v == miss for v in verdicts) else "undecided"
+
+def bonferroni_level(m: int, *, level: float = 0.95) -> float:
+    "The level, 1 - (1 - `level`) / m, at which each of `m` cases' intervals is taken so that all m hold together at `level`."
+    m = check_int(m, "m", low=1)
+    return 1 - (1 - check_real(level, "level", low=0, high=1, low_open=True, high_open=True)) / m
+
+def split_units(n: int, *, seed=0) -> tuple[np.ndarray, np.ndarray]:
+    "`(select, test)`: a random split of `n` >= 2 independent units into two disjoint halves (sorted indices), one to pick a condition, one to test it."
+    n = check_int(n, "n", low=2)
+    order = make_rng(seed).permutation(n)
+    return np.sort(order[: n // 2]), np.sort(order[n // 2:])

@@ -27,7 +27,7 @@ __all__ = ['WMD_METRICS', 'BOW_METRICS', 'emd', 'emd2', 'wmd', 'wmd_paired', 'tr
            'bow_l1_cost', 'wmd_knn', 'wmd_pairwise', 'wmd_tokens', 'wmd_tokens_pairwise', 'bow_distances',
            'find_duplicates', 'drop_duplicates', 'knn_predict', 'wknn_predict', 'bow_neighbours', 'wmd_neighbours',
            'KnnResult', 'WknnResult', 'evaluate_knn', 'evaluate_wknn', 'CachedNeighbours', 'restrict_neighbours',
-           'pca_embeddings']
+           'by_document', 'error_rate', 'error_ratio', 'travel_moments', 'travel_spread', 'pca_embeddings']
 
 # %% ../nbs/wmd_impl.ipynb #c008
 _FLOAT_MAX = float(np.finfo(np.float64).max)
@@ -1065,6 +1065,39 @@ def restrict_neighbours(neighbours: CachedNeighbours, W, te, tr, te_sub, tr_sub,
     if short:
         out_d[short], out_i[short] = neighbours.base(W[te_sub[short]], W[tr_sub], k)
     return out_d, out_i
+
+# %% ../nbs/wmd_impl.ipynb #c071
+def by_document(wrong, docs) -> np.ndarray:
+    """`(documents, rows, 2)`: for each test document (in the order of `np.unique(docs)`) and row, the errors made on
+    it and the number of times it was classified. `wrong : (items, rows)` scores the test items (1 wrong, 0 right,
+    NaN not classified); `docs : (items,)` is the document of each item."""
+    wrong, docs = np.asarray(wrong, dtype=np.float64), np.asarray(docs)
+    if wrong.ndim != 2 or docs.shape != (len(wrong),):
+        raise ValueError(f"wrong must be (items, rows) and docs (items,), got {wrong.shape} and {docs.shape}")
+    ids, at = np.unique(docs, return_inverse=True)
+    W, seen = np.zeros((len(ids), wrong.shape[1], 2)), ~np.isnan(wrong)
+    np.add.at(W[..., 0], at, np.where(seen, wrong, 0.0)); np.add.at(W[..., 1], at, seen)
+    return W
+
+def error_rate(W) -> np.ndarray:
+    "Error rate over the documents of units `W : (documents, rows, 2)` (from `by_document`), one per row; one number for `W[:, i]`."
+    return W[..., 0].sum(0) / W[..., 1].sum(0)
+
+def error_ratio(a: float, b: float) -> float:
+    "a / b for two error rates: infinite if only `b` is 0, and 1 if both are."
+    return a / b if b > 0 else (np.inf if a > 0 else 1.0)
+
+def travel_moments(costs, masses) -> np.ndarray:
+    "`(4,)`: the mass moved over distance 0 (a word matched to itself) and, over the moved words, their mass, Σ mass·distance and Σ mass·distance²."
+    costs, masses = np.asarray(costs, dtype=np.float64), np.asarray(masses, dtype=np.float64)
+    moved = costs > 1e-9
+    m, c = masses[moved], costs[moved]
+    return np.array([masses[~moved].sum(), m.sum(), (m * c).sum(), (m * c * c).sum()])
+
+def travel_spread(moments) -> float:
+    "The coefficient of variation of the moved distances, from `travel_moments` summed over documents."
+    mean = moments[2] / moments[1]
+    return float(np.sqrt(max(moments[3] / moments[1] - mean ** 2, 0.0)) / mean)
 
 # %% ../nbs/wmd_impl.ipynb #c065
 def pca_embeddings(E, X, dim: int = 5) -> np.ndarray:

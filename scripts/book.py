@@ -206,6 +206,10 @@ def build(scale: str = "book", only: list[str] | None = None) -> Path:
     if html.exists(): shutil.rmtree(html)
     shutil.copytree(src / "_build" / "html", html)
     print(f"[book] built {html / 'index.html'}")
+    if scale == "book":   # the README's verdicts are generated from these records: say when they are stale
+        import readme_claims
+        if readme_claims.main(["--records", str(records_dir(scale)), "--check"]) != 0:
+            print("[book] README.md's claims blocks are stale: run scripts/readme_claims.py", flush=True)
     return html
 
 

@@ -1,11 +1,13 @@
-"""Write the wmd chapter's claims and verdicts into README.md from what the book recorded, so the two cannot differ.
+"""Write the chapters' claims and verdicts into README.md from what the book recorded, so the two cannot differ.
 
-    python scripts/readme_claims.py            # after `make book`: rewrite the marked block of README.md
-    python scripts/readme_claims.py --check    # exit 1 if the README's block is not what the records say
+    python scripts/readme_claims.py            # after `make book`: rewrite the marked blocks of README.md
+    python scripts/readme_claims.py --check    # exit 1 if the README's blocks are not what the records say
 
-The block sits between the markers START and END in README.md. It is made from the records of the cross-data-set
-page (`wmd_tables.json`: every claim's verdict across the data sets and the per-data-set grid) and of each data
-set's run (`wmd-<dataset>.json`: the verdict counts), all in the records folder of the book build.
+Two blocks, each between its markers in README.md. The verdict counts of every chapter (COUNTS_START, COUNTS_END)
+come from each chapter's records (`<chapter>.json`; for wmd the cross-data-set verdicts of `wmd_tables.json`).
+The wmd block (START, END) is made from the records of the cross-data-set page (`wmd_tables.json`: every claim's
+verdict across the data sets and the per-data-set grid) and of each data set's run (`wmd-<dataset>.json`: the
+verdict counts), all in the records folder of the book build.
 """
 from __future__ import annotations
 
@@ -14,7 +16,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 START, END = "<!-- wmd-claims:start (scripts/readme_claims.py writes this block) -->", "<!-- wmd-claims:end -->"
-VERDICTS = ("holds", "fails", "undecided")
+COUNTS_START, COUNTS_END = ("<!-- claims-counts:start (scripts/readme_claims.py writes this block) -->",
+                             "<!-- claims-counts:end -->")
+VERDICTS = ("holds", "fails", "undecided", "untested")
+CHAPTERS = {"wmd": ("wmd_tables.json", "wmd/tables/claims"), "crossmatch": ("crossmatch.json", "crossmatch/claims"),
+            "corpus_distance": ("corpus_distance.json", "corpus_distance/claims"), "n2o": ("n2o.json", "n2o/claims"),
+            "retrofit": ("retrofit.json", "retrofit/claims")}
 
 
 def default_records() -> Path:
@@ -33,7 +40,7 @@ def block(records: Path) -> str:
         run = _run(d, records)
         scales[d] = run["wmd/setup"]["scale"]
         n = {v: sum(c["verdict"] == v for c in run["wmd/claims"]) for v in VERDICTS}
-        per_set.append(f"{d} {n['holds']} / {n['fails']} / {n['undecided']}")
+        per_set.append(f"{d} {n['holds']} / {n['fails']} / {n['undecided']}" + (f" / {n['untested']}" if n["untested"] else ""))
     total = {v: sum(c["verdict"] == v for c in claims) for v in VERDICTS}
     lines = [START, "| data set | splits | training docs | test docs | BOW (L1/L1) error % (paper) | WMD error % (paper) | minutes |",
              "|---|---|---|---|---|---|---|"]
@@ -42,10 +49,12 @@ def block(records: Path) -> str:
     lines += ["", "Error: ours (the paper's, 300-d word2vec) [exact 95% interval over the test documents]."]
     lines += ["",
              f"Claims and verdicts as the book shows them ({', '.join(sorted(set(scales.values())))} scale, "
-             f"{len(present)} data sets). Per data set, holds / fails / undecided: {'; '.join(per_set)}. "
-             f"Across the data sets {total['holds']} of the paper's {len(claims)} claims hold, {total['fails']} fail and "
-             f"{total['undecided']} are undecided (a claim about the average over data sets by a pooled stratified "
-             "bootstrap, a claim about every data set by the per-data-set verdicts):",
+             f"{len(present)} data sets). Per data set, holds / fails / undecided (/ untested): {'; '.join(per_set)}. "
+             f"Across the data sets {total['holds']} of the {len(claims)} claims tested hold, {total['fails']} fail, "
+             f"{total['undecided']} are undecided and {total['untested']} cannot be tested here (a claim about the "
+             "average over data sets by a pooled bootstrap resampling within each data set, a claim about every data "
+             "set by one test over all data sets and rivals at the Bonferroni-corrected level; each data set's page "
+             "decides only the claims about that data set):",
              "",
              "| claim | across the data sets | " + " | ".join(present) + " |",
              "|---|---|" + "---|" * len(present)]
@@ -54,6 +63,18 @@ def block(records: Path) -> str:
         lines.append(f"| {c['statement']} | **{c['verdict']}** | " + " | ".join(cells) + " |")
     lines.append(END)
     return "\n".join(lines)
+
+
+def counts_block(records: Path) -> str:
+    "The README block of verdict counts: one row per chapter, from that chapter's records."
+    lines = [COUNTS_START, "| chapter | claims | holds | fails | undecided | untested |", "|---|---|---|---|---|---|"]
+    for chapter, (name, key) in CHAPTERS.items():
+        path = records / name
+        if not path.is_file(): raise FileNotFoundError(f"{path} is missing: build the book first (make book)")
+        claims = json.loads(path.read_text())[key]
+        n = [sum(c["verdict"] == v for c in claims) for v in VERDICTS]
+        lines.append(f"| {chapter} | {len(claims)} | " + " | ".join(map(str, n)) + " |")
+    return "\n".join(lines + [COUNTS_END])
 
 
 def _run(d: str, records: Path) -> dict:
@@ -76,12 +97,12 @@ def run_row(d: str, records: Path) -> str:
             f'{rec["wmd/timings"]["total"] / 60:.1f} |')
 
 
-def rewrite(text: str, new_block: str) -> str:
-    "README text with its marked block replaced by `new_block`."
-    if START not in text or END not in text:
-        raise ValueError(f"README.md has no block between {START!r} and {END!r}")
-    head, rest = text.split(START, 1)
-    return head + new_block + rest.split(END, 1)[1]
+def rewrite(text: str, new_block: str, start: str = START, end: str = END) -> str:
+    "README text with its block between `start` and `end` replaced by `new_block`."
+    if start not in text or end not in text:
+        raise ValueError(f"README.md has no block between {start!r} and {end!r}")
+    head, rest = text.split(start, 1)
+    return head + new_block + rest.split(end, 1)[1]
 
 
 def main(argv=None) -> int:
@@ -91,16 +112,17 @@ def main(argv=None) -> int:
     ap.add_argument("--readme", type=Path, default=ROOT / "README.md")
     a = ap.parse_args(argv)
     text = a.readme.read_text()
-    new = rewrite(text, block(a.records or default_records()))
+    records = a.records or default_records()
+    new = rewrite(rewrite(text, block(records)), counts_block(records), COUNTS_START, COUNTS_END)
     if a.check:
         if new != text:
-            print(f"{a.readme}: the wmd claims block differs from the book's records; run scripts/readme_claims.py",
+            print(f"{a.readme}: the claims blocks differ from the book's records; run scripts/readme_claims.py",
                   file=sys.stderr)
             return 1
-        print(f"{a.readme}: the wmd claims block matches the records")
+        print(f"{a.readme}: the claims blocks match the records")
         return 0
     a.readme.write_text(new)
-    print(f"{a.readme}: wmd claims block written")
+    print(f"{a.readme}: claims blocks written")
     return 0
 
 

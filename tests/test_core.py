@@ -52,16 +52,17 @@ def test_claims_records_and_rejects_unknown_verdicts(tmp_path, monkeypatch):
     cl = Claims("demo")
     a = np.array([True] * 95 + [False] * 5); b = np.array([True] * 60 + [False] * 40)
     c = cl.paired_errors("a-better", "A beats B", a, b, paper="5 vs 40")
-    assert c.verdict == "holds" and "exact McNemar on 100 paired items" in c.test
+    assert c.verdict == "holds" and "100 paired items" in c.test and "Newcombe 95% interval" in c.test
     assert cl.paired_errors("b-better", "B beats A", a, b, paper="", claim="b_better").verdict == "fails"
-    cl.interval("r", "r > 0.5", 0.6, 0.4, 0.8, paper=0.9, above=0.5)
-    cl.add("text", "qualitative", paper="yes", ours="no", verdict="fails", test="read off Figure 2")
+    cl.interval("r", "r > 0.5", 0.6, 0.4, 0.8, paper=0.9, above=0.5, unit="query")
+    cl.add("text", "qualitative", paper="yes", ours="no", verdict="fails", test="read off Figure 2", unit="figure")
     with pytest.raises(ValueError, match="verdict must be one of"):
-        cl.add("x", "s", paper=1, ours=1, verdict="true", test="")
+        cl.add("x", "s", paper=1, ours=1, verdict="true", test="", unit="u")
     recs = read_records()["demo/claims"]
     assert [r["key"] for r in recs] == ["a-better", "b-better", "r", "text"]
     assert recs[2]["verdict"] == "undecided" and recs[2]["paper"] == "0.9"
-    assert list(cl.frame().columns) == ["statement", "paper", "ours", "verdict", "test"]
+    assert list(cl.frame().columns) == ["statement", "paper", "ours", "verdict", "test", "unit"]
+    assert recs[0]["unit"] == "test item" and recs[2]["unit"] == "query"
     html = cl.table().to_html()
     assert "white-space: normal" in html and all(c.test in html for c in cl.items.values())
 
@@ -97,3 +98,70 @@ def test_every_chapter_file_parses():
         assert tables and all(len(t) for t in tables.values()), f
     with pytest.raises(FileNotFoundError, match="no paper numbers for chapter 'nope'"):
         paper_tables("nope")
+
+
+# --- the rules a claim follows ---------------------------------------------------------------
+
+def _claims(tmp_path, monkeypatch):
+    monkeypatch.setenv("EMBEVAL_RECORD_FILE", str(tmp_path / "r.json"))
+    return Claims("demo")
+
+
+def test_a_statistic_bounded_to_the_claimed_side_is_refused(tmp_path, monkeypatch):
+    "Last point minus the largest point is never positive: 'it falls' could not fail, on any data."
+    cl, rng = _claims(tmp_path, monkeypatch), np.random.default_rng(0)
+    for data in (rng.normal(size=(30, 8)), np.cumsum(rng.normal(size=(30, 8)), 1), -np.cumsum(rng.random((30, 8)), 1)):
+        with pytest.raises(ValueError, match="could not fail"):
+            cl.bootstrap("fall", "falls at the end", lambda T: T.mean(0)[-1] - T.mean(0).max(), data,
+                         counterexample=np.cumsum(rng.random((30, 8)), 1), paper="-", unit="run", below=0)
+    assert "fall" not in cl.items
+
+
+@pytest.mark.parametrize("scope, expected", [("every", "fails"), ("some", "holds")])
+def test_conditions_are_combined_at_the_bonferroni_level(tmp_path, monkeypatch, scope, expected):
+    cl, rng = _claims(tmp_path, monkeypatch), np.random.default_rng(1)
+    x = np.c_[rng.normal(1, 1, 400), rng.normal(-1, 1, 400), rng.normal(0.5, 1, 400)]
+    stats = {f"c{j}": (lambda X, j=j: X[:, j].mean()) for j in range(3)}
+    c = cl.bootstrap("pos", "every column has a positive mean", stats, x, counterexample=-np.abs(x), paper="-",
+                     unit="row", above=0, scope=scope, n_boot=300)
+    assert c.verdict == expected and "Bonferroni level 98.3%" in c.test and c.test.count("[") == 3
+
+
+def test_bonferroni_widens_each_interval():
+    "At level 1 - 0.05/m the interval of a mean is wider than at 95%, by the ratio of the normal quantiles."
+    from embeval_nb.stats import bonferroni_level, bootstrap_interval
+    x = np.random.default_rng(2).normal(size=2000)
+    _, lo, hi = bootstrap_interval(np.mean, x, n_boot=4000)
+    _, lo6, hi6 = bootstrap_interval(np.mean, x, n_boot=4000, level=bonferroni_level(6))
+    assert abs((hi6 - lo6) / (hi - lo) - 2.638 / 1.960) < 0.08
+
+
+def test_every_claim_names_its_unit_and_region(tmp_path, monkeypatch):
+    cl = _claims(tmp_path, monkeypatch)
+    with pytest.raises(TypeError, match="unit"):
+        cl.interval("r", "r > 0.5", 0.6, 0.55, 0.7, paper=0.9, above=0.5)
+    with pytest.raises(ValueError, match="above < below"):
+        cl.interval("r", "r > 0.5", 0.6, 0.55, 0.7, paper=0.9, above=0.5, below=0.5, unit="q")
+    with pytest.raises(ValueError, match="why must say"):
+        cl.untested("u", "u", paper="-", why="")
+    assert cl.untested("u", "u", paper="0.3", why="no model").verdict == "untested"
+
+
+def test_paper_account_checks_the_claims_against_the_account(tmp_path, monkeypatch):
+    from embeval_nb.core import paper_account
+    monkeypatch.setattr("embeval_nb.core.paper_tables", lambda chapter: {"account": parse_paper_table(
+        "item | paper says | status | where | claims\nTable 1 | sizes | reproduced | 1. Data | -\n"
+        "Figure 2 | x rises | substitute | 2. The rise (Figure 2) | rises\nTable 9 | recipe | not here | - data missing | -")})
+    cl = _claims(tmp_path, monkeypatch)
+    cl.interval("rises", "x rises", 0.3, 0.1, 0.5, paper="-", above=0, unit="run")
+    html = paper_account("demo", cl).to_html()
+    assert 'href="#the-rise-figure-2"' in html and "rises (holds)" in html and "- data missing" in html
+    cl.untested("other", "other", paper="-", why="no model")
+    with pytest.raises(ValueError, match=r"claims \['other'\] are decided on the page but listed under no item"):
+        paper_account("demo", cl)
+    with pytest.raises(ValueError, match=r"claims \['rises'\] are listed but not decided"):
+        paper_account("demo", Claims("demo2"))
+    monkeypatch.setattr("embeval_nb.core.paper_tables", lambda chapter: {"account": parse_paper_table(
+        "item | paper says | status | where | claims\nTable 1 | sizes | done | 1. Data | -")})
+    with pytest.raises(ValueError, match="status must be one of"):
+        paper_account("demo")

@@ -111,3 +111,34 @@ def test_book_text_is_for_readers(nb):
         for pattern, why in NOT_FOR_READERS:
             found += [f"cell {i}: {m.group(0)!r} ({why})" for m in re.finditer(pattern, text)]
     assert not found, "\n".join(found)
+
+
+# --- numbers in the reproduction pages' prose ------------------------------------------------------
+
+PAPERS = {"wmd": "wmd-reevaluation", "wmd_tables": "wmd-reevaluation", "crossmatch": "crossmatch-embeddings",
+          "corpus_distance": "corpus-distance-distributionality", "n2o": "n2o-nearest-neighbor-overlap",
+          "retrofit": "retrofitting-evaluation"}
+NUMBER = r"(?<![\w.])\d[\d,]*(?:\.\d+)?"
+CONVENTIONS = {"95"}        # the interval level every verdict uses, stated on the stats page
+
+
+def _numbers(text):
+    "The numbers written in digits in `text`, outside citations, link targets, maths, code and section numbers."
+    import re
+    for pattern in (r"\{cite[^}]*\}`[^`]*`", r"\]\([^)]*\)", r"\$\$.*?\$\$", r"\$[^$]*\$", r"`[^`]*`", r"^#+ \d+\."):
+        text = re.sub(pattern, " ", text, flags=re.M | re.S)
+    return {m.replace(",", "").rstrip(".") for m in re.findall(NUMBER, text)}
+
+
+@pytest.mark.parametrize("page", sorted(PAPERS))
+def test_prose_numbers_are_the_papers(page):
+    """A number typed into a reproduction page's prose must be one the paper prints (or a convention such as the
+    95% level); our own numbers reach the prose only through the records, in generated text."""
+    paper = ROOT.parent / "shared" / "papers" / f"{PAPERS[page]}.md"
+    if not paper.is_file(): pytest.skip(f"{paper} is not beside the repository")
+    allowed = _numbers(paper.read_text()) | _numbers((ROOT / "embeval_nb" / "papers" / f"{page.split('_tables')[0]}.md").read_text())
+    cells = json.loads((ROOT / "nbs" / f"{page}.ipynb").read_text())["cells"]
+    typed = {(c.get("id"), x) for c in cells if c["cell_type"] == "markdown"
+             for x in _numbers("".join(c["source"])) - allowed - CONVENTIONS}
+    assert not typed, (f"{page}: numbers typed into prose that the paper does not print (cell, number): {sorted(typed)}; "
+                       "generate the sentence from the records instead")

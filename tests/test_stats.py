@@ -43,6 +43,30 @@ def test_mcnemar_interval_covers_at_the_stated_level():
     assert covered / trials >= 0.93          # Clopper-Pearson is conservative: at least the nominal 95% up to noise
 
 
+@pytest.mark.parametrize("only_a, only_b, n", [(0.30, 0.01, 1000), (0.03, 0.0, 500), (0.38, 0.005, 1000)])
+def test_mcnemar_interval_covers_when_the_disagreements_are_lopsided(only_a, only_b, n):
+    """An interval conditional on the number of disagreements covers about 60% here; Newcombe's keeps the level."""
+    rng, covered, trials = make_rng(12), 0, 600
+    truth = (1 - (1 - only_a) * 0.95) - (1 - (1 - only_b) * 0.95)
+    for _ in range(trials):
+        u, both = rng.random(n), rng.random(n) < 0.05
+        a, b = ~((u < only_a) | both), ~(((u >= only_a) & (u < only_a + only_b)) | both)
+        r = mcnemar_exact(a, b)
+        covered += r.low <= truth <= r.high
+    assert covered / trials >= 0.925
+
+
+def test_mcnemar_interval_agrees_with_the_unconditional_normal_interval_on_large_samples():
+    "With 20,000 items the score interval and the Wald interval of the paired difference agree to a few 1e-4."
+    rng = make_rng(13)
+    u = rng.random(20000)
+    a, b = ~(u < 0.25), ~((u >= 0.25) & (u < 0.27))
+    r = mcnemar_exact(a, b)
+    p01, p10 = r.only_a_wrong / r.n_items, r.only_b_wrong / r.n_items
+    half = 1.959964 * np.sqrt((p01 + p10 - (p01 - p10) ** 2) / r.n_items)
+    assert abs(r.low - (r.difference - half)) < 3e-4 and abs(r.high - (r.difference + half)) < 3e-4
+
+
 def test_mcnemar_edge_cases():
     a = np.ones(10, bool)
     same = mcnemar_exact(a, a)
@@ -316,6 +340,17 @@ def _two_sided_binomial(k, n):
     return min(1.0, sum(math.comb(n, i) for i in range(n + 1) if math.comb(n, i) <= pk) / 2 ** n)
 
 
+def _newcombe_by_hand(wrong_a, wrong_b):
+    "Newcombe (1998) method 10 from statsmodels' Wilson intervals and the phi coefficient of the error indicators."
+    from statsmodels.stats.proportion import proportion_confint
+    N, ea, eb = len(wrong_a), wrong_a.mean(), wrong_b.mean()
+    la, ua = proportion_confint(wrong_a.sum(), N, method="wilson"); lb, ub = proportion_confint(wrong_b.sum(), N, method="wilson")
+    phi = np.corrcoef(wrong_a, wrong_b)[0, 1] if wrong_a.std() > 0 and wrong_b.std() > 0 else 0.0
+    d = ea - eb
+    return (max(d - np.sqrt((ea - la) ** 2 - 2 * phi * (ea - la) * (ub - eb) + (ub - eb) ** 2), -1),
+            min(d + np.sqrt((ua - ea) ** 2 - 2 * phi * (ua - ea) * (eb - lb) + (eb - lb) ** 2), 1))
+
+
 def test_mcnemar_exact_against_binomtest_and_by_hand():
     from scipy.stats import binomtest
     rng = make_rng(8)
@@ -332,10 +367,8 @@ def test_mcnemar_exact_against_binomtest_and_by_hand():
                 continue
             assert r.p_value == pytest.approx(binomtest(n01, n01 + n10, 0.5).pvalue, rel=1e-12)
             assert r.p_value == pytest.approx(_two_sided_binomial(n01, n01 + n10), rel=1e-9)
-            ci = binomtest(n01, n01 + n10).proportion_ci(0.95, method="exact")     # Clopper-Pearson for pi
-            n = n01 + n10
-            assert r.low == pytest.approx(n * (2 * ci.low - 1) / N, rel=1e-8, abs=1e-12)
-            assert r.high == pytest.approx(n * (2 * ci.high - 1) / N, rel=1e-8, abs=1e-12)
+            low, high = _newcombe_by_hand(~a, ~b)
+            assert r.low == pytest.approx(low, rel=1e-8, abs=1e-12) and r.high == pytest.approx(high, rel=1e-8, abs=1e-12)
             assert -1 <= r.low <= r.difference <= r.high <= 1
 
 

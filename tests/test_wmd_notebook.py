@@ -3,7 +3,7 @@ build's handling of the chapter's per-data-set pages; the README block of claims
 
 The runs go through the shared `run_notebook` fixture with the parameters of the smoke book build, so the
 book test reuses them instead of running the notebooks again."""
-import json
+import json, shutil
 
 import numpy as np
 import pytest
@@ -15,12 +15,15 @@ from embeval_nb.core import paper_tables, paper_value
 TABLE2_ROWS = ["BOW (L1/L1)", "TF-IDF (L1/L1)", "WMD", "WMD-TF-IDF", "BOW (None/L2)", "BOW (None/L1)",
                "TF-IDF (None/L2)", "TF-IDF (None/L1)", "BOW (L1/L2)", "BOW (L2/L1)", "BOW (L2/L2)",
                "TF-IDF (L1/L2)", "TF-IDF (L2/L1)", "TF-IDF (L2/L2)"]
-CLAIMS = ["bow-l1l1-best", "tfidf-l1l1-best", "normalising-helps", "normalisation-beats-ot", "tfidf-vs-bow",
-          "mismatched-norms-worse", "wmd-vs-bow", "wmd-bow-comparable", "wmd-gain-below-60", "wmd-tfidf-vs-wmd",
-          "clean-wmd-vs-bow", "clean-gap-narrows", "clean-bow-l1l1-best", "all-words-no-gain-bow",
-          "all-words-no-gain-tf-idf", "wknn-beats-knn-bow", "wknn-beats-knn-wmd", "wknn-gain-vs-wmd-gain", "5d-worse",
-          "cost-hardly-matters", "unnormalised-cost-worse", "travel-full-d", "travel-5d-spread", "rho-full-d",
-          "rho-5d-weaker"]
+CLAIMS = ["bow-l1l1-best", "tfidf-l1l1-best", "tfidf-vs-bow", "unnormalised-tfidf-worse", "clean-bow-l1l1-best",
+          "clean-tfidf-l1l1-best", "clean-tfidf-vs-bow", "travel-concentrated", "rho-full-d", "rho-5d-not-similar",
+          "rho-5d-weaker"]      # the claims about single data sets, as decided on reuters (the pooled page adds the rest)
+ACROSS = CLAIMS + ["bow-beats-wmd", "normalising-helps", "clean-normalising-helps", "normalisation-beats-ot",
+                   "mismatched-norms-worse", "tfidf-beats-wmd", "ot-gain-genuine", "ot-gain-small",
+                   "original-gain-reproduced", "wmd-tfidf-best", "clean-gap-narrows", "all-words-no-gain", "wknn-beats-knn",
+                   "wknn-gain-vs-wmd-gain", "wknn-relative-unchanged", "5d-worse", "5d-worse-than-bow",
+                   "cost-hardly-matters", "unnormalised-cost-worse", "rho-rises-with-dim", "split-spread-doubles",
+                   "duplicates-mislead", "embeddings-normalised", "ot-costly", "vocabulary-denoises"]
 
 
 @pytest.fixture(scope="session")
@@ -114,10 +117,12 @@ def test_low_dim_and_cost_ablation(smoke):
 def test_figures(smoke):
     for name in ("50-d", "5-d PCA"):
         f4 = smoke["wmd/figure4"][name]
-        assert 0 <= f4["mass at 0"] <= 1 and 0 <= f4["moved mass within half the median"] <= 1
+        assert 0 <= f4["mass at 0"] <= 1 and f4["moved distance, coefficient of variation"] >= 0
+        assert len(smoke["wmd/figure4_documents"][name]) == 20 and len(smoke["wmd/figure4_documents"][name][0]) == 4
     rho = smoke["wmd/figure5"]["pearson"]
     assert -1 <= rho["5-d PCA"] <= 1 and 0.5 < rho["50-d"] <= 1   # WMD resembles BOW (L1/L1) in 50-d
-    assert smoke["wmd/figure5"]["pairs"] == 12 * 30
+    assert smoke["wmd/figure5"]["pairs"] == 30 and set(rho) == {"5-d PCA", "10-d PCA", "20-d PCA", "50-d"}
+    assert all(len(v) == 30 for v in smoke["wmd/figure5"]["distances"].values())
 
 
 def test_every_record_key_is_in_the_chapter(smoke):
@@ -125,16 +130,19 @@ def test_every_record_key_is_in_the_chapter(smoke):
 
 
 def test_claims_recorded(smoke):
-    "Every claim, each with the paper's number, ours, a verdict and the test that reached it."
+    "Every claim about a single data set, each with the paper's number, ours, a verdict, the test that reached it and its unit."
     claims = smoke["wmd/claims"]
     assert sorted(c["key"] for c in claims) == sorted(CLAIMS)
     for c in claims:
-        assert c["verdict"] in ("holds", "fails", "undecided") and c["statement"] and c["paper"] and c["ours"]
-        assert c["test"].startswith(("exact McNemar", "paired bootstrap")) and "95% interval" in c["test"]
+        assert c["verdict"] in ("holds", "fails", "undecided") and c["statement"] and c["paper"] and c["ours"] and c["unit"]
+        assert c["test"].startswith("bootstrap over") and ("95% interval" in c["test"] or "Bonferroni level" in c["test"])
+        assert c["statement"].startswith("On Reuters")
     by_key = {c["key"]: c for c in claims}
-    wmd, bow = smoke["wmd/table2"]["WMD"]["mean"], smoke["wmd/table2"]["BOW (L1/L1)"]["mean"]
-    assert by_key["wmd-vs-bow"]["ours"] == f"{wmd:.2f} vs {bow:.2f} % error"     # the recorded errors, paired
-    assert "on 50 paired items" in by_key["wmd-vs-bow"]["test"]                   # the 50 smoke test documents
+    t2 = smoke["wmd/table2"]
+    assert float(by_key["tfidf-vs-bow"]["ours"]) == pytest.approx(
+        (t2["TF-IDF (L1/L1)"]["n_errors"] - t2["BOW (L1/L1)"]["n_errors"]) / 50, abs=1e-3)   # the recorded errors, paired
+    assert "bootstrap over 50 units (test document)" in by_key["tfidf-vs-bow"]["test"]      # the 50 smoke test documents
+    assert "Bonferroni level 99%" in by_key["bow-l1l1-best"]["test"]                         # five rivals together at 95%
 
 
 def test_five_fold_smoke_run_has_appendix_b(smoke_runs):
@@ -145,6 +153,8 @@ def test_five_fold_smoke_run_has_appendix_b(smoke_runs):
         for v in b.values():
             assert len(v["errors"]) == 5 and np.allclose(v["errors"], 100 * np.array(v["n_errors"]) / np.array(v["n_test"]))
         assert "split-spread-doubles" in {c["key"] for c in r["wmd/claims"]}
+        fit = r["wmd/appendixB_crossfit"]
+        assert fit["method"] in b and fit["worst"] != fit["best"] and len(set(map(len, fit["test"]))) == 1
     for d, r in smoke_runs.items():
         if d not in five: assert "wmd/appendixB" not in r
 
@@ -179,24 +189,29 @@ def test_tables_notebook_assembles_the_records(smoke, smoke_runs, tables):
 
 def test_claims_across_data_sets_match_the_grid(smoke_runs, tables):
     grid, across = tables["wmd/tables/grid"], {c["key"]: c for c in tables["wmd/tables/claims"]}
-    assert set(across) == set(grid) and set(across) >= set(CLAIMS)
-    for key, row in grid.items():
-        per_set = [c["verdict"] for r in smoke_runs.values() for c in r["wmd/claims"] if c["key"] == key]
-        assert sorted(v for v in row.values() if v != "-") == sorted(per_set)
-        n = {v: per_set.count(v) for v in ("holds", "fails", "undecided")}
-        assert across[key]["ours"].startswith(f'{n["holds"]} of {len(per_set)} data sets hold, {n["fails"]} fail')
-        if "[on every data set]" in across[key]["statement"]:         # every data set: the per-set verdicts decide
-            expected = "fails" if n["fails"] else "holds" if n["holds"] == len(per_set) else "undecided"
-            assert across[key]["verdict"] == expected, key
-        if "[on average over the data sets]" in across[key]["statement"]:
-            assert "stratified paired bootstrap" in across[key]["test"]
-            assert across[key]["verdict"] == across[key]["test"].rsplit("pooled verdict ", 1)[1]
+    assert set(across) == set(grid) == set(ACROSS)
+    for key, row in grid.items():                       # the grid shows each data set's own verdict, or "-"
+        for d, v in row.items():
+            own = {c["key"]: c["verdict"] for c in smoke_runs[d]["wmd/claims"]}
+            assert v == own.get(key, "-"), (key, d)
+    for c in across.values():
+        assert c["verdict"] in ("holds", "fails", "undecided", "untested") and c["unit"]
+        if c["verdict"] == "untested":
+            assert c["test"].startswith("not tested here: ") and c["statement"].endswith("[not tested here]")
+        else:
+            assert c["test"].startswith("bootstrap over") and c["statement"].endswith("]")
+            if "conditions" in c["test"]: assert "Bonferroni level" in c["test"]
+    # every data set: one condition per data set and rival, all of them corrected together
+    n = len(smoke_runs)
+    assert f"every of {5 * n} conditions" in across["bow-l1l1-best"]["test"]
+    assert across["bow-l1l1-best"]["statement"].endswith("[on every data set run]")
     # the pooled statistic at the observed documents is the paper's rel. computed from the recorded errors
-    wmd_bow = across["wmd-vs-bow"]["test"].split("rel. WMD (below 1: fewer errors than BOW (L1/L1)) = ")[1].split(",")[0]
-    assert np.isclose(float(wmd_bow), tables["wmd/tables/table2_rel"]["ours"]["WMD"], atol=5e-4)
+    rel = tables["wmd/tables/table2_rel"]["ours"]
+    assert float(across["tfidf-beats-wmd"]["ours"]) == pytest.approx(rel["TF-IDF (L1/L1)"] - rel["WMD"], abs=5e-3)
     text = tables["wmd/tables/conclusions"]
     f = [c["verdict"] for c in across.values()]
-    assert f"{f.count('holds')} of the paper's {len(f)} claims hold, {f.count('fails')} fail" in text
+    tested = len(f) - f.count("untested")
+    assert f"{f.count('holds')} of the {tested} claims tested hold, {f.count('fails')} fail" in text
 
 
 def test_tables_notebook_without_any_records(run_notebook):
@@ -204,14 +219,35 @@ def test_tables_notebook_without_any_records(run_notebook):
     assert rec["wmd/tables/datasets"]["present"] == [] and len(rec["wmd/tables/datasets"]["missing"]) == 7
 
 
+def _records_with_every_chapter(tmp_path):
+    "The smoke wmd records, plus a claims record for each other chapter (two holds, one untested)."
+    records = tmp_path / "records"; shutil.copytree(book.records_dir("smoke"), records, dirs_exist_ok=True)
+    claims = [{"key": k, "verdict": v} for k, v in (("a", "holds"), ("b", "holds"), ("c", "untested"))]
+    for chapter, (name, key) in readme_claims.CHAPTERS.items():
+        if chapter != "wmd": (records / name).write_text(json.dumps({key: claims}))
+    return records
+
+
+def test_readme_counts_block_counts_every_verdict(tables, tmp_path):
+    records = _records_with_every_chapter(tmp_path)
+    block = readme_claims.counts_block(records)
+    assert "| crossmatch | 3 | 2 | 0 | 0 | 1 |" in block and "| retrofit | 3 | 2 | 0 | 0 | 1 |" in block
+    wmd = [c["verdict"] for c in tables["wmd/tables/claims"]]
+    assert f"| wmd | {len(wmd)} | {wmd.count('holds')} | {wmd.count('fails')} |" in block
+    (records / "n2o.json").unlink()
+    with pytest.raises(FileNotFoundError, match="n2o.json is missing"):
+        readme_claims.counts_block(records)
+
+
 def test_readme_block_is_made_from_the_records(tables, tmp_path):
-    records = book.records_dir("smoke")
-    text = "intro\n" + readme_claims.START + "\nSTALE-BLOCK\n" + readme_claims.END + "\nrest\n"
+    records = _records_with_every_chapter(tmp_path)
+    text = ("intro\n" + readme_claims.START + "\nSTALE-BLOCK\n" + readme_claims.END + "\nmiddle\n"
+            + readme_claims.COUNTS_START + "\nSTALE\n" + readme_claims.COUNTS_END + "\nrest\n")
     readme = tmp_path / "README.md"; readme.write_text(text)
     assert readme_claims.main(["--records", str(records), "--readme", str(readme), "--check"]) == 1
     assert readme_claims.main(["--records", str(records), "--readme", str(readme)]) == 0
     new = readme.read_text()
-    assert new.startswith("intro\n") and new.endswith("\nrest\n") and "STALE-BLOCK" not in new
+    assert new.startswith("intro\n") and new.endswith("\nrest\n") and "STALE" not in new and "\nmiddle\n" in new
     assert readme_claims.main(["--records", str(records), "--readme", str(readme), "--check"]) == 0
     for c in tables["wmd/tables/claims"]:
         assert f"| {c['statement']} | **{c['verdict']}** |" in new
@@ -267,7 +303,7 @@ def test_further_sweep_pages_get_their_own_figure_labels():
 def test_paper_numbers():
     "The paper's tables as the chapter reads them: every row of ours has the paper's number beside it."
     t = paper_tables("wmd")
-    assert sorted(t) == ["figure5", "obama", "table1", "table2", "table3", "table4", "table5", "table6", "table7",
+    assert sorted(t) == ["account", "figure5", "obama", "table1", "table2", "table3", "table4", "table5", "table6", "table7",
                          "table8", "table9"]
     assert list(t["table2"].index) == TABLE2_ROWS and list(t["table7"].index) == TABLE2_ROWS
     assert list(t["table2"].columns)[-1] == "rel"
@@ -279,6 +315,7 @@ def test_paper_numbers():
         assert t[name].drop(columns="rel", errors="ignore").map(paper_value).notna().all().all()
 
 
-def test_readme_has_the_block():
+def test_readme_has_the_blocks():
     text = (book.ROOT / "README.md").read_text()
-    assert text.count(readme_claims.START) == 1 and text.count(readme_claims.END) == 1
+    for marker in (readme_claims.START, readme_claims.END, readme_claims.COUNTS_START, readme_claims.COUNTS_END):
+        assert text.count(marker) == 1
