@@ -1,6 +1,7 @@
 # Two commands do everything on a fresh machine (Python 3.11 with venv; Node.js/npm for MathJax):
 #   make book   build the HTML book into _build/html (creates the environment if missing)
 #   make test   run every check (creates the environment if missing); .ci/run calls exactly this
+#   make chapter CH=wmd   run and build one chapter of book.yml into _build/html-wmd (for authors)
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
@@ -10,7 +11,7 @@ MATHJAX := node_modules/mathjax/es5/tex-chtml.js
 # pip as a user's machine has it: the public package index only, no local wheel folders or extra indexes.
 PIP_PUBLIC := env -u PIP_FIND_LINKS -u PIP_EXTRA_INDEX_URL -u PIP_INDEX_URL -u PIP_NO_INDEX PIP_CONFIG_FILE=/dev/null
 
-.PHONY: book test env chromium debian-data lock clean
+.PHONY: book chapter test env chromium debian-data lock clean
 
 env: $(STAMP) $(MATHJAX)
 
@@ -44,6 +45,10 @@ debian-data:
 
 book: env debian-data
 	$(PY) scripts/book.py
+
+chapter: env debian-data
+	@test -n "$(CH)" || { echo "usage: make chapter CH=<chapter>, a chapter of book.yml" >&2; exit 1; }
+	$(PY) scripts/book.py --chapter $(CH)
 
 test: env chromium debian-data
 	EMBEVAL_PROGRESS=0 $(PY) -m pytest -q tests

@@ -66,6 +66,7 @@ def _encode(x, h) -> None:
         for item in x: _encode(item, h)
     else: raise TypeError(f"cannot build a content key from a {type(x).__name__}; pass its defining values instead")
 
+# %% ../nbs/cache.ipynb #c008s1
 def _encode_pandas(x, h) -> None:
     "A pandas frame or series by its index and columns (name, dtype, values)."
     import pandas as pd
@@ -75,6 +76,7 @@ def _encode_pandas(x, h) -> None:
         values = frame[c].to_numpy()
         _encode(str(values.dtype), h); _encode(values if values.dtype.kind != "O" else values.tolist(), h)
 
+# %% ../nbs/cache.ipynb #c008s2
 def content_key(*parts: Any) -> str:
     "A stable 32-hex-digit digest of `parts` (see `_encode` for what they may be)."
     h = hashlib.sha256()
@@ -85,6 +87,7 @@ def content_key(*parts: Any) -> str:
 class CacheWarning(UserWarning):
     "A cache entry could not be read and is being computed again."
 
+# %% ../nbs/cache.ipynb #c011s1
 _KINDS = (".npy", ".npz", ".sparse.npz", ".parquet", ".series.parquet", ".json")
 _UNNAMED = "__series__"                     # the column that holds a series without a name
 
@@ -99,6 +102,7 @@ def _kind(value) -> str:
         return ".series.parquet" if isinstance(value, pd.Series) else ".parquet"
     return ".json"
 
+# %% ../nbs/cache.ipynb #c011s2
 def _json_scalar(x):
     "A numpy scalar as the Python number JSON can write."
     if isinstance(x, np.generic): return x.item()
@@ -114,6 +118,7 @@ def _write(f, value, kind: str) -> None:
     elif kind == ".series.parquet": value.to_frame(_UNNAMED if value.name is None else str(value.name)).to_parquet(f)
     else: f.write(json.dumps(value, default=_json_scalar).encode())
 
+# %% ../nbs/cache.ipynb #c011s3
 def _read(path: Path, kind: str):
     "The value stored in `path` as `kind`."
     import scipy.sparse as sp
@@ -129,6 +134,7 @@ def _read(path: Path, kind: str):
         return series.rename(None) if series.name == _UNNAMED else series
     return json.loads(path.read_bytes())
 
+# %% ../nbs/cache.ipynb #c011s4
 def _stored(stem: Path):
     "`(found, value)` of the entry with path stem `stem`; an unreadable file is removed with a CacheWarning."
     for kind in _KINDS:
@@ -141,7 +147,13 @@ def _stored(stem: Path):
             with contextlib.suppress(FileNotFoundError): path.unlink()
     return False, None
 
-def cached(name: str, compute: Callable[[], Any], *inputs: Any, version: int, directory: str | os.PathLike | None = None):
+# %% ../nbs/cache.ipynb #c011s5
+def cached(name: str,                   # the entry's folder, `cache_dir(directory) / name`; part of the key
+           compute: Callable[[], Any],  # called on a miss: an array, dict of arrays, sparse matrix, pandas or JSON value
+           *inputs: Any,                # what the value depends on, keyed by `content_key` (TypeError if it cannot)
+           version: int,                # version of the computation, integer >= 0; raise it when `compute` changes
+           directory: str | os.PathLike | None = None,  # cache root; None: `$EMBEVAL_CACHE`, else the user cache folder
+          ):                            # as read back on a hit (sparse as CSR, tuples as lists), else as computed
     "The value of `compute()` for `inputs`, from `cache_dir(directory) / name` if stored there under `version`, else computed and stored."
     version = check_int(version, "version", low=0)
     stem = cache_dir(directory) / name / content_key(name, version, *inputs)

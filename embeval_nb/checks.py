@@ -27,7 +27,13 @@ def _outside(value, low, high, low_open: bool = False, high_open: bool = False) 
     if low is not None and (value <= low if low_open else value < low): return True
     return high is not None and (value >= high if high_open else value > high)
 
-def check_int(value, name: str, *, low: int | None = None, high: int | None = None, why: str = "") -> int:
+def check_int(value,                    # a Python or numpy integer, not a bool (else TypeError)
+              name: str,                # the argument's name, used in the error messages
+              *,
+              low: int | None = None,   # the smallest value allowed (inclusive); None: no lower bound
+              high: int | None = None,  # the largest value allowed (inclusive); None: no upper bound
+              why: str = "",            # reason for the range, added to the ValueError in parentheses; '': none
+             ) -> int:                  # `value` as a Python int
     "`value` as an int if it is a Python or numpy integer (not a bool) in [low, high]; TypeError or ValueError naming `name`."
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
         raise TypeError(f"{name} must be an integer, got {value!r} ({type(value).__name__})")
@@ -37,8 +43,15 @@ def check_int(value, name: str, *, low: int | None = None, high: int | None = No
         raise ValueError(f"{name} must be an integer {bounds}, got {value}" + (f" ({why})" if why else ""))
     return value
 
-def check_real(value, name: str, *, low: float | None = None, high: float | None = None, low_open: bool = False,
-               high_open: bool = False, why: str = "") -> float:
+def check_real(value,                      # any real number (Python, numpy float or integer), not a bool; finite
+               name: str,                  # the argument's name, used in the error messages
+               *,
+               low: float | None = None,   # the lower end of the range; None: no lower bound
+               high: float | None = None,  # the upper end of the range; None: no upper bound
+               low_open: bool = False,     # True: `low` itself is excluded (value > low); False: value >= low
+               high_open: bool = False,    # True: `high` itself is excluded (value < high); False: value <= high
+               why: str = "",              # reason for the range, added to the ValueError in parentheses; '': none
+              ) -> float:                  # `value` as a finite Python float
     "`value` as a finite float in the range (ends open or closed as said); TypeError or ValueError naming `name`."
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.floating, np.integer)):
         raise TypeError(f"{name} must be a real number, got {value!r} ({type(value).__name__})")
@@ -82,7 +95,13 @@ def check_n_jobs(n_jobs) -> int:
     return int(n_jobs)
 
 # %% ../nbs/checks.ipynb #c011
-def check_rows(rows, name: str, n: int, *, unique: bool = False, allow_empty: bool = True) -> np.ndarray:
+def check_rows(rows,                       # 1-D sequence of integer row indices (not a boolean mask, not a string)
+               name: str,                  # the argument's name, used in the error messages
+               n: int,                     # the number of rows: every index must be in 0..n-1
+               *,
+               unique: bool = False,       # True: each row may appear at most once; False: repeats allowed
+               allow_empty: bool = True,   # False: an empty `rows` is a ValueError
+              ) -> np.ndarray:             # (m,) int64 row indices, in the order given
     "`rows` as an `(m,) int64` vector of row indices in [0, n) (distinct if `unique`); TypeError or ValueError naming `name`."
     try: r = None if rows is None or isinstance(rows, (str, bytes)) else np.asarray(rows)
     except ValueError: raise ValueError(f"{name} must be a 1-D sequence of row indices, got a ragged nested sequence") from None
@@ -102,7 +121,13 @@ def check_rows(rows, name: str, n: int, *, unique: bool = False, allow_empty: bo
     return r.astype(np.int64)
 
 # %% ../nbs/checks.ipynb #c014
-def as_points(X, name: str = "X", *, dtype=np.float64, finite: bool = True, min_rows: int = 0) -> np.ndarray:
+def as_points(X,                    # (n, d) array-like of bool, integer or float numbers
+              name: str = "X",      # the argument's name, used in the error messages
+              *,
+              dtype=np.float64,     # numpy dtype of the result, e.g. np.float64 or np.float32
+              finite: bool = True,  # True: NaN or infinity (after conversion to `dtype`) is a ValueError naming the row
+              min_rows: int = 0,    # the fewest rows allowed (n >= min_rows); 0: an empty matrix is fine
+             ) -> np.ndarray:       # (n, d) C-contiguous array of `dtype` (`X` itself if it already is one)
     "`X` as a C-contiguous `(n, d)` array of `dtype`; TypeError or ValueError naming `name` if it is not a finite 2-D matrix."
     if X is None: raise TypeError(f"{name} is None; expected a 2-D (n, d) array of numbers")
     try:
@@ -119,7 +144,11 @@ def as_points(X, name: str = "X", *, dtype=np.float64, finite: bool = True, min_
     if len(A) < min_rows: raise ValueError(f"{name} needs at least {min_rows} rows, got {len(A)}")
     return A
 
-def check_same_columns(X, Y, names: tuple[str, str] = ("X", "Y"), why: str = "") -> None:
+def check_same_columns(X,                                    # (n, d) array
+                       Y,                                    # (m, d') array; ValueError unless d' == d
+                       names: tuple[str, str] = ("X", "Y"),  # the names of X and Y in the error message
+                       why: str = "",                        # reason the columns must agree, added after a colon; '': none
+                      ) -> None:                             # nothing; ValueError if the column counts differ
     "ValueError unless the matrices `X` and `Y` have the same number of columns."
     if X.shape[1] != Y.shape[1]:
         raise ValueError(f"{names[0]} has {X.shape[1]} columns, {names[1]} has {Y.shape[1]}" + (f": {why}" if why else ""))

@@ -18,9 +18,9 @@ from .stats import (VERDICTS, bonferroni_level, bootstrap_interval, combined_ver
                              mcnemar_exact, percentile_interval)
 
 # %% auto #0
-__all__ = ['ACCOUNT_STATUS', 'seed_everything', 'jit', 'set_progress', 'progress_enabled', 'progress', 'parallel_map',
+__all__ = ['SCALES', 'ACCOUNT_STATUS', 'seed_everything', 'jit', 'set_progress', 'progress_enabled', 'progress', 'parallel_map',
            'record_dir', 'record_file', 'read_records', 'record', 'parse_paper_table', 'paper_tables', 'paper_value',
-           'Claim', 'check_can_fail', 'Claims', 'heading_anchor', 'paper_account']
+           'scale_settings', 'Claim', 'check_can_fail', 'Claims', 'heading_anchor', 'paper_account']
 
 # %% ../nbs/core.ipynb #c006
 def seed_everything(seed: int) -> None:
@@ -56,16 +56,29 @@ def progress_enabled() -> bool:
     if _PROGRESS["enabled"] is not None: return _PROGRESS["enabled"]
     return os.environ.get("EMBEVAL_PROGRESS", "1") not in ("0", "false", "False", "")
 
-def progress(iterable: Iterable, *, total: int | None = None, desc: str | None = None,
-             show_progress: bool | None = None, **kwargs) -> Iterable:
+def progress(iterable: Iterable,                 # the items to loop over
+             *,
+             total: int | None = None,           # the bar's length; None: len(iterable) if it has one
+             desc: str | None = None,            # the label before the bar; None: no label
+             show_progress: bool | None = None,  # True or False: show or hide the bar; None: `progress_enabled()`
+             **kwargs,                           # passed on to `tqdm`
+            ) -> Iterable:                       # a tqdm iterator over `iterable`, disabled when the bar is hidden
     "`iterable` wrapped in a tqdm bar if `show_progress` says so (None: `progress_enabled()`)."
     show = progress_enabled() if show_progress is None else show_progress
     if not isinstance(show, (bool, np.bool_)): raise TypeError(f"show_progress must be True, False or None, got {show_progress!r}")
     return tqdm(iterable, total=total, desc=desc, disable=not show, **kwargs)
 
 # %% ../nbs/core.ipynb #c015
-def parallel_map(func: Callable, items: Sequence, *, n_jobs: int = 1, backend: str | None = None,
-                 desc: str | None = None, batch_size: int | str = "auto", show_progress: bool | None = None) -> list:
+def parallel_map(
+        func: Callable,                     # func(x) per item; run here, without joblib, if n_jobs is 1 and backend None
+        items: Sequence,                    # any iterable; read into a list first
+        *,
+        n_jobs: int = 1,                    # > 0 workers, -1 every core, -2 all but one, ...; None: 1; 0 is an error
+        backend: str | None = None,         # 'loky', 'dask' (current client), 'threading', 'multiprocessing'; None: loky
+        desc: str | None = None,            # the progress bar's label; None: no label
+        batch_size: int | str = "auto",     # tasks per joblib batch: 'auto' or a count (passed to joblib)
+        show_progress: bool | None = None,  # True or False: show or hide the bar; None: `progress_enabled()`
+    ) -> list:                              # [func(x) for x in items], in the order of `items`
     "`[func(x) for x in items]`, run by joblib with `n_jobs` workers on `backend` (None: loky, or 'dask')."
     from joblib import Parallel, delayed, parallel_config
     items, n_jobs = list(items), check_n_jobs(n_jobs)
@@ -131,6 +144,20 @@ def paper_value(cell: str) -> float:
     try: return float(text)
     except ValueError: raise ValueError(f"paper cell {cell!r} holds no number") from None
 
+# %% ../nbs/core.ipynb #c030b
+SCALES = ("smoke", "book", "paper")
+
+def scale_settings(scale: str,                    # one of `SCALES`
+                   settings: Mapping[str, dict],  # {scale: {setting: value}}, one entry per scale of `SCALES`
+                   **overrides,                   # setting=value from the page's parameters; None keeps the scale's
+                  ) -> dict:                      # a new dict: settings[scale] with the overrides that are not None
+    "The settings a reproduction page runs with at `scale`, overridden by the page's parameters that are not None."
+    if set(settings) != set(SCALES): raise ValueError(f"settings must have one entry per scale {SCALES}, got {tuple(settings)}")
+    check_choice(scale, "scale", SCALES)
+    if unknown := sorted(set(overrides) - set(settings[scale])):
+        raise ValueError(f"{unknown} are not settings at scale {scale!r}: it has {sorted(settings[scale])}")
+    return {**settings[scale], **{k: v for k, v in overrides.items() if v is not None}}
+
 # %% ../nbs/core.ipynb #c038
 @dataclass
 class Claim:
@@ -149,7 +176,12 @@ def _region(above: float, below: float) -> str:
     if above == -np.inf and below == np.inf: raise ValueError("a claim needs a region: give above=, below= or both")
     return " and ".join(s for s in (f"> {above:.4g}" if above > -np.inf else "", f"< {below:.4g}" if below < np.inf else "") if s)
 
-def check_can_fail(key: str, value: float, *, above: float = -np.inf, below: float = np.inf) -> None:
+def check_can_fail(key: str,                # the claim's key, named in the error
+                   value: float,            # the statistic on the counterexample: must be < above or > below
+                   *,
+                   above: float = -np.inf,  # the claimed region's lower end, excluded; -inf: no lower end
+                   below: float = np.inf,   # the claimed region's upper end, excluded; inf: no upper end
+                  ) -> None:                # nothing; ValueError if `value` is not strictly outside the region
     "Refuse a claim whose statistic, on data where the claim is false, is `value`, not strictly outside the claimed region `(above, below)`."
     if not (value < above or value > below):
         raise ValueError(f"claim {key!r}: on its counterexample the statistic is {value:.4g}, not strictly outside "
@@ -162,7 +194,17 @@ class Claims:
     def __init__(self, chapter: str):
         self.chapter, self.items = chapter, {}
 
-    def add(self, key: str, statement: str, *, paper: Any, ours: Any, verdict: str, test: str, unit: str) -> Claim:
+    def add(
+            self,
+            key: str,        # the claim's id in the chapter; a key given again replaces its claim
+            statement: str,  # the paper's claim as tested: where it is made, the statistic and the region
+            *,
+            paper: Any,      # the paper's number or words; a float is shown to 3 significant digits
+            ours: Any,       # our number or words, shown like `paper`
+            verdict: str,    # 'holds', 'fails', 'undecided' or 'untested'
+            test: str,       # the test that reached the verdict, in words, with its numbers
+            unit: str,       # what the test resamples (the independent unit); not blank
+        ) -> Claim:          # the claim as stored; all claims are recorded again under `<chapter>/claims`
         "State a claim with a verdict already reached by `test` (described in words, with its numbers) resampling `unit`."
         check_choice(verdict, "verdict", VERDICTS)
         if not str(unit).strip(): raise ValueError(f"claim {key!r}: unit must name what the test resamples")
@@ -171,24 +213,50 @@ class Claims:
         record(f"{self.chapter}/claims", [vars(x) for x in self.items.values()])
         return c
 
-    def interval(self, key: str, statement: str, estimate: float, low: float, high: float, *, paper: Any, unit: str,
-                 above: float = -np.inf, below: float = np.inf, test: str = "bootstrap", ours: Any = None,
-                 level: float = 0.95) -> Claim:
+    def interval(
+            self,
+            key: str,                 # the claim's id in the chapter, as in `add`
+            statement: str,           # the paper's claim as tested, as in `add`
+            estimate: float,          # the quantity's point estimate; shown as ours unless `ours` is given
+            low: float,               # the interval's lower end, <= high
+            high: float,              # the interval's upper end
+            *,
+            paper: Any,               # the paper's number or words
+            unit: str,                # what the interval resamples; not blank
+            above: float = -np.inf,   # the claimed region's lower end, excluded; -inf: none (above < below)
+            below: float = np.inf,    # the claimed region's upper end, excluded; inf: none (one end must be finite)
+            test: str = "bootstrap",  # the name of the test that gave [low, high], written before it
+            ours: Any = None,         # shown as ours; None: `estimate`
+            level: float = 0.95,      # the interval's level, only written in the test text (not checked)
+        ) -> Claim:                   # the claim as stored (see `add`)
         "A claim that a quantity lies in (above, below), decided by its `level` interval [low, high] over `unit`."
         return self.add(key, statement, paper=paper, ours=estimate if ours is None else ours,
                         verdict=interval_verdict(low, high, above=above, below=below), unit=unit,
                         test=f"{test}: {100 * level:.4g}% interval [{low:.3g}, {high:.3g}], claim {_region(above, below)}")
 
-    def bootstrap(self, key: str, statement: str, statistic: Callable | Mapping[str, Callable], units, *,
-                  counterexample, paper: Any, unit: str, above: float = -np.inf, below: float = np.inf,
-                  scope: str = "every", test: str = "", n_boot: int = 2000, seed=0, ours: Any = None,
-                  paired: bool = True) -> Claim:
-        """A claim that `statistic(*units)` lies in (above, below), by a percentile bootstrap over the rows of `units`
-        (an array, or a tuple of arrays resampled alike: one row per independent `unit`; with `paired=False` each
-        array of the tuple is an independent sample, resampled on its own). `counterexample` has the
-        shape of `units` and is data on which the claim is false; the statistic must land strictly outside the
-        region on it (`check_can_fail`). A mapping `{condition: statistic}` tests every condition at the
-        Bonferroni-corrected level and combines the verdicts with `scope` ('every', 'some' or 'most')."""
+    def bootstrap(
+            self,
+            key: str,                # the claim's id in the chapter, as in `add`
+            statement: str,          # the paper's claim as tested, as in `add`
+            statistic: Callable | Mapping[str, Callable],  # statistic(*units) -> number, or {condition: statistic}
+            units,                   # an array, one row per independent `unit`, or a tuple of such arrays
+            *,
+            counterexample,          # data shaped like `units` on which the claim is false
+            paper: Any,              # the paper's number or words
+            unit: str,               # what one row of `units` is (the independent unit); not blank
+            above: float = -np.inf,  # the claimed region's lower end, excluded; -inf: none (above < below)
+            below: float = np.inf,   # the claimed region's upper end, excluded; inf: none (one end must be finite)
+            scope: str = "every",    # 'every', 'some' or 'most': how the conditions' verdicts combine
+            test: str = "",          # words put before "bootstrap over n units (unit)" in the test text
+            n_boot: int = 2000,      # bootstrap resamples, >= 1
+            seed=0,                  # seed of the resamples, as `make_rng` takes it (the same for every condition)
+            ours: Any = None,        # shown as ours; None: the estimate, or how many conditions lie in the region
+            paired: bool = True,     # True: the arrays of a tuple are resampled alike; False: each on its own
+        ) -> Claim:                  # the claim as stored (see `add`)
+        """A claim that `statistic(*units)` lies in (above, below), decided by a percentile bootstrap over the
+        independent units and refused if the statistic cannot fail: on `counterexample` it must land strictly outside
+        the region (`check_can_fail`). A mapping `{condition: statistic}` tests every condition at the
+        Bonferroni-corrected level and combines the verdicts with `scope`."""
         units = tuple(units) if isinstance(units, tuple) else (units,)
         cx = tuple(counterexample) if isinstance(counterexample, tuple) else (counterexample,)
         stats_ = dict(statistic) if isinstance(statistic, Mapping) else {"": statistic}
@@ -201,12 +269,25 @@ class Claims:
         return self._decide(key, statement, runs, level=level, scope=scope, above=above, below=below, paper=paper,
                             unit=unit, ours=ours, test=f"{test + '; ' if test else ''}bootstrap over {n} units ({unit})")
 
-    def replicated(self, key: str, statement: str, estimates, replicates, *, counterexample, paper: Any, unit: str,
-                   above: float = -np.inf, below: float = np.inf, scope: str = "every", test: str = "bootstrap",
-                   ours: Any = None) -> Claim:
-        """As `bootstrap`, from replicates computed elsewhere (a fused kernel): `estimates`, `replicates` (B,) and
-        `counterexample` (the statistic on data where the claim is false) are one value/array each, or mappings
-        {condition: ...} with the same keys. A condition with NaN replicates (undefined on some resamples) is undecided."""
+    def replicated(
+            self,
+            key: str,                 # the claim's id in the chapter, as in `add`
+            statement: str,           # the paper's claim as tested, as in `add`
+            estimates,                # the statistic on the data: a number, or {condition: number}
+            replicates,               # (B,) bootstrap replicates, or {condition: (B,)}; NaN: undecided
+            *,
+            counterexample,           # the statistic on data where the claim is false: a number or {condition: number}
+            paper: Any,               # the paper's number or words
+            unit: str,                # what the replicates resampled (the independent unit); not blank
+            above: float = -np.inf,   # the claimed region's lower end, excluded; -inf: none (above < below)
+            below: float = np.inf,    # the claimed region's upper end, excluded; inf: none (one end must be finite)
+            scope: str = "every",     # 'every', 'some' or 'most': how the conditions' verdicts combine
+            test: str = "bootstrap",  # how the replicates were made, written before the interval
+            ours: Any = None,         # shown as ours; None: the estimate, or how many conditions lie in the region
+        ) -> Claim:                   # the claim as stored (see `add`)
+        """As `bootstrap`, from an estimate and its bootstrap replicates computed elsewhere (a fused kernel), one of each
+        per condition; the three arguments are single values or mappings with the same conditions as keys. A condition
+        with NaN replicates (undefined on some resamples) is undecided."""
         as_map = lambda x: dict(x) if isinstance(x, Mapping) else {"": x}
         est, reps, cx = as_map(estimates), as_map(replicates), as_map(counterexample)
         if not est.keys() == reps.keys() == cx.keys():
@@ -235,8 +316,18 @@ class Claims:
                         verdict=combined_verdict(verdicts, scope=scope),
                         test=f"{test}: {detail}, claim {_region(above, below)}")
 
-    def paired_errors(self, key: str, statement: str, correct_a, correct_b, *, paper: Any,
-                      claim: str = "a_better", margin: float = 0.0, unit: str = "test item") -> Claim:
+    def paired_errors(
+            self,
+            key: str,                 # the claim's id in the chapter, as in `add`
+            statement: str,           # the paper's claim as tested, as in `add`
+            correct_a,                # (N,) bool: whether classifier A is right on each item, N >= 1
+            correct_b,                # (N,) bool: whether B is right on the same items, in the same order
+            *,
+            paper: Any,               # the paper's number or words
+            claim: str = "a_better",  # 'a_better' (A's error rate lower), 'b_better' or 'equal' (within margin)
+            margin: float = 0.0,      # 'equal' only: |error-rate difference| < margin, a fraction (0.01: 1 point)
+            unit: str = "test item",  # what one item is; not blank
+        ) -> Claim:                   # the claim as stored (see `add`), decided by `mcnemar_exact`'s 95% interval
         "A claim comparing classifiers A and B on the same items (`unit`): 'a_better', 'b_better' or 'equal' (within `margin`)."
         r = mcnemar_exact(correct_a, correct_b)
         region = {"a_better": dict(below=0.0), "b_better": dict(above=0.0),
@@ -248,7 +339,14 @@ class Claims:
                         f"{100 * r.errors_b / r.n_items:.2f} % error",
                         verdict=interval_verdict(r.low, r.high, **region), test=test, unit=unit)
 
-    def untested(self, key: str, statement: str, *, paper: Any, why: str) -> Claim:
+    def untested(
+            self,
+            key: str,        # the claim's id in the chapter, as in `add`
+            statement: str,  # the paper's claim, as in `add`
+            *,
+            paper: Any,      # the paper's number or words
+            why: str,        # why it cannot be tested here (models or data that cannot be had); not blank
+        ) -> Claim:          # the claim as stored, verdict 'untested' (see `add`)
         "A claim that cannot be tested here, with the reason `why` (models or data that cannot be had)."
         if not str(why).strip(): raise ValueError(f"claim {key!r}: why must say why the claim cannot be tested here")
         return self.add(key, statement, paper=paper, ours="-", verdict="untested", test=f"not tested here: {why}", unit="-")

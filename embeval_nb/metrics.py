@@ -86,6 +86,7 @@ def _accumulate4(C, a, x0, x1, x2, x3, yT, code):
     if d2 < yT.shape[0]:                 # an odd last dimension
         for r, x in enumerate((x0, x1, x2, x3)): _accumulate(C[a + r], x[d2:], yT[d2:], code)
 
+# %% ../nbs/metrics.ipynb #c009s1
 @jit
 def _raw_rows(X, rows, Y, cols, code):
     "Raw values (len(rows), len(cols)) of the pairs (X[rows[a]], Y[cols[b]]), as `_raw` computes each."
@@ -97,6 +98,7 @@ def _raw_rows(X, rows, Y, cols, code):
     for a in range(n4, rows.shape[0]): _accumulate(C[a], X[rows[a]], YT, code)
     return C
 
+# %% ../nbs/metrics.ipynb #c009s2
 @jit
 def _distance_rows(X, rows, Y, cols, code):
     "Distances (len(rows), len(cols)) of the pairs (X[rows[a]], Y[cols[b]]): `_distance` of each, the same bits."
@@ -130,6 +132,7 @@ def _exponent(bits):
         bits >>= 1; length += 1
     return length - 1074
 
+# %% ../nbs/metrics.ipynb #c012s1
 @jit
 def _unit_row(x, l1, out):
     "out <- x (d,) divided by its L2 (L1 if l1) norm, computed on x / 2**e (e: the exponent of its largest |entry|); a zero row stays zero."
@@ -149,6 +152,7 @@ def _unit_row(x, l1, out):
     norm = total if l1 else math.sqrt(total)
     for t in range(out.shape[0]): out[t] = out[t] / norm
 
+# %% ../nbs/metrics.ipynb #c012s2
 @jit
 def _unit_rows(X, l1, out):
     "`_unit_row` of every row of X into out."
@@ -176,12 +180,14 @@ def normalize_rows(X, norm: str | None = "l2"):
     _unit_rows(A, norm == "l1", out)
     return out.astype(dtype, copy=False)
 
+# %% ../nbs/metrics.ipynb #c012s3
 def power_of_two_exponent(largest: float, limit: int = 400) -> int:
     "k with largest / 2**k in [2**(limit-1), 2**limit) if `largest` (an array's largest |entry|) lies outside [2**-limit, 2**limit], else 0."
     if not math.isfinite(largest): raise ValueError(f"largest must be finite, got {largest}")
     e = math.frexp(largest)[1]                       # largest = f * 2**e with f in [0.5, 1)
     return 0 if largest == 0 or -limit <= e <= limit else e - limit
 
+# %% ../nbs/metrics.ipynb #c012s4
 def _ldexp(A, k: int):
     "A * 2**k, exactly, for a dense array or a scipy sparse matrix."
     if not hasattr(A, "tocsr"): return np.ldexp(A, k)
@@ -217,6 +223,7 @@ def _squared_norms(X):
         out[i] = s
     return out
 
+# %% ../nbs/metrics.ipynb #c015s1
 def _check_distance_matrix(D: np.ndarray, name: str) -> np.ndarray:
     "`D` checked to be a distance matrix (square, non-negative, symmetric, zero diagonal to 1e-10 of its largest entry), its upper triangle mirrored."
     if D.shape[0] != D.shape[1]:
@@ -233,6 +240,7 @@ def _check_distance_matrix(D: np.ndarray, name: str) -> np.ndarray:
     upper = np.triu(D, 1)
     return np.ascontiguousarray(upper + upper.T)
 
+# %% ../nbs/metrics.ipynb #c015s2
 def _unit(X: np.ndarray, name: str, metric: str) -> np.ndarray:
     "Unit rows of X; ValueError naming the first all-zero row (it has no direction)."
     if (zero := np.flatnonzero(~(X != 0).any(1))).size:
@@ -250,15 +258,30 @@ def _checked(X, metric: str, name: str, min_rows: int) -> np.ndarray:
     if metric == "precomputed": return _check_distance_matrix(A, name)
     return _unit(A, name, metric) if METRICS.index(metric) in UNIT_ROWS else A
 
-def prepare(X, metric: str = "euclidean", *, name: str = "X", min_rows: int = 0, allowed: Sequence[str] = METRICS) -> Points:
+# %% ../nbs/metrics.ipynb #c015s3
+def prepare(X,                                 # (n, d) finite points (cosine/angular: no zero row) or (n, n) distances
+            metric: str = "euclidean",         # a name in `allowed`; 'precomputed': X is a distance matrix
+            *,
+            name: str = "X",                   # what error messages call X
+            min_rows: int = 0,                 # fewest rows X may have (else ValueError); 0: no minimum
+            allowed: Sequence[str] = METRICS,  # the metric names accepted, from `METRICS`
+           ) -> Points:                        # X (n, d) float64 / 2**shift (cosine, angular: unit rows, shift 0)
     "`X` checked and ready for the kernels of `metric` (one of `allowed`)."
     metric = check_metric(metric, allowed)
     A = _checked(X, metric, name, min_rows)
     code = METRICS.index(metric)
     return _points(A, code, power_of_two_exponent(_largest(A)) if code not in UNIT_ROWS else 0)
 
-def prepare_pair(X, Y, metric: str = "euclidean", *, names: tuple[str, str] = ("X", "Y"), min_rows: int = 0,
-                 allowed: Sequence[str] = METRICS, why: str = "") -> tuple[Points, Points]:
+# %% ../nbs/metrics.ipynb #c015s4
+def prepare_pair(X,                                    # (n, d) finite points (cosine, angular: no zero row)
+                 Y,                                    # (m, d) finite points as X, with the same d
+                 metric: str = "euclidean",            # a name in `allowed`; never 'precomputed'
+                 *,
+                 names: tuple[str, str] = ("X", "Y"),  # what error messages call X and Y
+                 min_rows: int = 0,                    # fewest rows X and Y may each have; 0: no minimum
+                 allowed: Sequence[str] = METRICS,     # the metric names accepted, from `METRICS`
+                 why: str = "",                        # reason added to the error if the column counts differ
+                ) -> tuple[Points, Points]:            # X's and Y's, as `prepare` makes them, with one shift
     "`X` and `Y` checked and ready for the kernels of `metric`, with one shift for both and the same number of columns."
     metric = check_metric(metric, tuple(m for m in allowed if m != "precomputed"))
     A, B = _checked(X, metric, names[0], min_rows), _checked(Y, metric, names[1], min_rows)
@@ -267,6 +290,7 @@ def prepare_pair(X, Y, metric: str = "euclidean", *, names: tuple[str, str] = ("
     shift = power_of_two_exponent(max(_largest(A), _largest(B))) if code not in UNIT_ROWS else 0
     return _points(A, code, shift), _points(B, code, shift)
 
+# %% ../nbs/metrics.ipynb #c015s5
 def unscale(d, shift: int, code: int):
     "Distances `d` of metric `code` computed on points divided by 2**shift, in the units of the input (inf beyond the largest double)."
     if shift == 0: return d
@@ -292,12 +316,22 @@ def working_memory_bytes(mib: float | None = None) -> int:
     if mib is None: mib = float(os.environ.get("EMBEVAL_WORKING_MEMORY", 64))
     return max(8, int(check_real(mib, "working_memory", low=0, low_open=True) * 2 ** 20))
 
-def row_chunks(n_rows: int, n_cols: int, *, working_memory: float | None = None, itemsize: int = 8) -> list[tuple[int, int]]:
+def row_chunks(n_rows: int,                          # rows to split, >= 0 (0: no chunks)
+               n_cols: int,                          # entries in one row, >= 0
+               *,
+               working_memory: float | None = None,  # MiB per chunk, > 0; None: as `working_memory_bytes`
+               itemsize: int = 8,                    # bytes per entry (8: float64)
+              ) -> list[tuple[int, int]]:            # ranges (r0, r1) in order, covering 0..n_rows, r1 > r0
     "Row ranges (r0, r1) whose full rows of n_cols entries fit the budget (at least one row each)."
     step = max(1, working_memory_bytes(working_memory) // max(1, n_cols * itemsize))
     return [(r0, min(n_rows, r0 + step)) for r0 in range(0, n_rows, step)]
 
-def tiles(n_rows: int, n_cols: int, *, working_memory: float | None = None, symmetric: bool = False) -> list[tuple[int, int, int, int]]:
+def tiles(n_rows: int,                          # rows of the matrix, >= 0 (0: no tiles)
+          n_cols: int,                          # columns of the matrix, >= 0
+          *,
+          working_memory: float | None = None,  # MiB per tile of float64, > 0; None: as `working_memory_bytes`
+          symmetric: bool = False,              # True: only tiles with c0 >= r0, side <= max(128, ceil(n_rows / 8))
+         ) -> list[tuple[int, int, int, int]]:  # (r0, r1, c0, c1) band by band, each within the budget
     """Tiles (r0, r1, c0, c1) of an n_rows x n_cols matrix, square-ish, each within the budget; with `symmetric` only c0 >= r0,
     in at least 8 bands of rows (of at least 128) so that the tiles below the diagonal, which are skipped, are most of the lower half."""
     side = max(1, int(math.isqrt(working_memory_bytes(working_memory) // 8)))
@@ -323,6 +357,7 @@ def _raw_from_gram_row(G, i, X, Y, xsq, ysq, r0, c0, code):
         for j in range(row.shape[0]):
             if row[j] < _NEAR * (xi + ysq[c0 + j]): row[j] = _raw(X[r0 + i], Y[c0 + j], code)
 
+# %% ../nbs/metrics.ipynb #c020s1
 @jit
 def _raw_row(B, i, gram, X, Y, xsq, ysq, r0, c0, code):
     "Row i of a block from `gram_block` as raw values (turned in place if the block holds Gram products)."
@@ -334,18 +369,33 @@ def _raw_from_gram(G, X, Y, xsq, ysq, r0, c0, code):
     "`_raw_from_gram_row` on every row of G."
     for i in range(G.shape[0]): _raw_from_gram_row(G, i, X, Y, xsq, ysq, r0, c0, code)
 
-def gram_block(P: Points, Q: Points, r0: int, r1: int, c0: int, c1: int) -> tuple[np.ndarray, bool]:
+# %% ../nbs/metrics.ipynb #c020s2
+def gram_block(P: Points,  # the rows, from `prepare` or `prepare_pair` ('precomputed': all the distances)
+               Q: Points,  # the columns, prepared with P (unused for 'precomputed')
+               r0: int,    # first row of the block, 0 <= r0 <= r1
+               r1: int,    # end of the rows (exclusive), r1 <= len(P.X)
+               c0: int,    # first column (a row of Q), 0 <= c0 <= c1
+               c1: int,    # end of the columns (exclusive), c1 <= len(Q.X)
+              ) -> tuple[np.ndarray, bool]:  # B (r1 - r0, c1 - c0) float64: raw values, or if gram its Gram products
     "`(B, gram)`: the raw values of a block (gram False), or its Gram products (gram True), which `_raw_row` turns row by row."
     if P.code == PRECOMPUTED: return np.array(P.X[r0:r1, c0:c1]), False
     if P.code == CITYBLOCK: return _raw_rows(P.X, np.arange(r0, r1), Q.X, np.arange(c0, c1), P.code), False
     return P.X[r0:r1] @ Q.X[c0:c1].T, True
 
-def raw_block(P: Points, Q: Points, r0: int, r1: int, c0: int, c1: int) -> np.ndarray:
+# %% ../nbs/metrics.ipynb #c020s3
+def raw_block(P: Points,  # the rows, from `prepare` or `prepare_pair` ('precomputed': all the distances)
+              Q: Points,  # the columns, prepared with P (unused for 'precomputed')
+              r0: int,    # first row of the block, 0 <= r0 <= r1
+              r1: int,    # end of the rows (exclusive), r1 <= len(P.X)
+              c0: int,    # first column (a row of Q), 0 <= c0 <= c1
+              c1: int,    # end of the columns (exclusive), c1 <= len(Q.X)
+             ) -> np.ndarray:  # (r1 - r0, c1 - c0) float64 raw values
     "`(r1 - r0, c1 - c0)` raw values of rows r0:r1 of P against rows c0:c1 of Q, each within `raw_bounds` of the exact kernel's."
     B, gram = gram_block(P, Q, r0, r1, c0, c1)
     if gram: _raw_from_gram(B, P.X, Q.X, P.sq, Q.sq, r0, c0, P.code)
     return B
 
+# %% ../nbs/metrics.ipynb #c020s4
 @jit(fastmath=_FAST)
 def _row_distance_sum(row, start, code, floor):
     "Sum of the distances of the raw values row[start:], those at or below `floor` counted as 0 (vectorised; accurate, not exact)."
@@ -359,12 +409,14 @@ def _row_distance_sum(row, start, code, floor):
             d = _finish(row[j], code); s += d if d > floor else 0.0
     return s
 
+# %% ../nbs/metrics.ipynb #c020s5
 def raw_bounds(P: Points) -> np.ndarray:
     "`(n,)` E with |raw_block entry - exact raw value| <= E_i + E_j for every pair (0 where blocks are exact)."
     if P.code in (PRECOMPUTED, CITYBLOCK): return np.zeros(len(P.X))
     d = P.X.shape[1]
     return 64.0 * (d + 2) * np.finfo(np.float64).eps * P.sq + (d + 2) * 2.0 ** -1070
 
+# %% ../nbs/metrics.ipynb #c020s6
 @jit
 def _lower(s, e, code):
     "A lower bound on the exact distance of a pair whose raw value s is within e of the exact one."
@@ -375,6 +427,7 @@ def _upper(s, e, code):
     "An upper bound on the exact distance of a pair whose raw value s is within e of the exact one."
     return _finish(s + e, code) * (1.0 + 1e-12) + 1e-300
 
+# %% ../nbs/metrics.ipynb #c020s7
 @jit
 def _raw_of(t, code):
     "The raw value whose distance is t >= 0: the inverse of `_finish` up to rounding (4, the largest, for angular t >= 1)."

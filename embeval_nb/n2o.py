@@ -45,7 +45,12 @@ def neighbour_overlap(idx_a, idx_b, k: int | None = None) -> np.ndarray:
     return (both[:, 1:] == both[:, :-1]).sum(1) / k
 
 # %% ../nbs/n2o_impl.ipynb #c044
-def n2o(A, B, queries, k: int, **knn_options) -> float:
+def n2o(A,              # (n, d_a) embedding of the corpus: numpy, memmap, sparse or dask; finite non-zero rows
+        B,              # (n, d_b) embedding of the same rows by another embedder, as A
+        queries,        # (q,) distinct row indices in [0, n), at least one
+        k: int,         # neighbours per query, 1 <= k <= n - 1 (n if exclude_self=False)
+        **knn_options,  # `cosine_knn` keywords: exclude_self, working_memory
+       ) -> float:      # mean overlap over the queries, in [0, 1]
     "N2O of two embeddings A : (n, d_a) and B : (n, d_b) of one corpus: mean |N_A ∩ N_B| / k over `queries` (rows)."
     A, B = check_corpus(A, "A"), check_corpus(B, "B")
     if A.shape[0] != B.shape[0]:
@@ -62,7 +67,11 @@ def overlap_matrix(neighbours: Mapping[str, np.ndarray], k: int | None = None) -
             M[a, b] = M[b, a] = neighbour_overlap(neighbours[names[a]], neighbours[names[b]], k).mean()
     return pd.DataFrame(M, index=names, columns=names)
 
-def n2o_matrix(embeddings: Mapping[str, object], queries, k: int, **knn_options) -> pd.DataFrame:
+def n2o_matrix(embeddings: Mapping[str, object],  # {name: (n, d_name) embedding, as `cosine_knn`'s E}, at least one
+               queries,                           # (q,) distinct row indices in [0, n), at least one
+               k: int,                            # neighbours per query, 1 <= k <= n - 1 (n if exclude_self=False)
+               **knn_options,                     # `cosine_knn` keywords: exclude_self, working_memory
+              ) -> pd.DataFrame:                  # (e, e) symmetric, 1 on the diagonal, index and columns the names
     "N2O of every pair of `embeddings` `{name: (n, d_name)}` of one corpus: one `cosine_knn` per embedder, then `overlap_matrix`."
     sizes = {name: check_corpus(E, name).shape[0] for name, E in embeddings.items()}
     if len(set(sizes.values())) > 1: raise ValueError(f"the embeddings have different numbers of rows: {sizes}")
@@ -148,10 +157,15 @@ def _vectors(X, name: str, E):
     if X.shape[1] != E.shape[1]: raise ValueError(f"{name} has {X.shape[1]} columns and the corpus E has {E.shape[1]}")
     return _unit_block(X, 0, name)
 
-def paraphrase_ranks(E, queries, targets, *, exclude=None, working_memory: float | None = None) -> np.ndarray:
+def paraphrase_ranks(E,                                    # (n, d): numpy, memmap, sparse or dask; finite non-zero rows
+                     queries,                              # (p, d) in E's space, sparse iff E is; finite, non-zero rows
+                     targets,                              # (p, d) one target vector per query, likewise
+                     *,
+                     exclude=None,                         # (p,) row of E to skip per query (-1: none); None: none
+                     working_memory: float | None = None,  # MiB per block (> 0; dask: E's chunks); None: 64 unless set
+                    ) -> np.ndarray:                       # (p,) int64 ranks >= 1: 1 + rows at least as similar
     """(p,) rank of each `targets[i]` among the rows of the corpus E : (n, d) by cosine with `queries[i]`: 1 + the number of
-    rows at least as similar (ties count against the target). queries, targets : (p, d) vectors in E's space (sparse if
-    E is); exclude : (p,) a row of E to leave out for each query, -1 for none."""
+    rows at least as similar (ties count against the target)."""
     E = check_corpus(E, "E")
     Uq, Ut = _vectors(queries, "queries", E), _vectors(targets, "targets", E)
     if Uq.shape[0] != Ut.shape[0]: raise ValueError(f"queries has {Uq.shape[0]} rows and targets has {Ut.shape[0]}")
@@ -191,7 +205,12 @@ def outlier_neighbours(neighbours: Mapping[str, np.ndarray], top: int = 10, k: i
     return out
 
 # %% ../nbs/n2o_impl.ipynb #c062
-def needle_pairs(*, low: float = 4.0, high: float = 5.0, max_overlap: float = 0.6, path=None) -> pd.DataFrame:
+def needle_pairs(*,
+                 low: float = 4.0,          # lowest STS-B score kept, in [0, 5]
+                 high: float = 5.0,         # highest score kept, in [0, 5] (both included)
+                 max_overlap: float = 0.6,  # keep pairs of Jaccard word overlap below this, in [0, 1]
+                 path=None,                 # data folder tried first; None: $EMBEVAL_DATA, ../shared/data, user folder
+                ) -> pd.DataFrame:          # STS-B columns and overlap, one row per pair
     "STS-B dev and test pairs of the news genre scored in [low, high] whose word overlap is below `max_overlap` (column overlap)."
     low, high = check_real(low, "low", low=0, high=5), check_real(high, "high", low=0, high=5)
     max_overlap = check_real(max_overlap, "max_overlap", low=0, high=1)

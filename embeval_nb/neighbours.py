@@ -59,6 +59,7 @@ def _tracker(n: int, k: int) -> _Tracker:
     return _Tracker(np.full((n, k), np.inf), np.empty((n, C)), np.empty((n, C), np.int64), np.zeros(n, np.int64),
                     np.zeros(n, np.bool_))
 
+# %% ../nbs/neighbours.ipynb #c008s1
 @jit
 def _offer(i, j, lo, hi, hk, cl, cj, cnt, redo):
     "Row i meets candidate j with raw value in [lo, hi]: update its k smallest upper bounds, keep j if it may be among the k nearest."
@@ -82,6 +83,7 @@ def _offer(i, j, lo, hi, hk, cl, cj, cnt, redo):
             return
     cl[i, c] = lo; cj[i, c] = j; cnt[i] = c + 1
 
+# %% ../nbs/neighbours.ipynb #c008s2
 @jit
 def _track(B, gram, r0, c0, X, Y, xsq, ysq, code, Er, Ec, diag, both, hk, cl, cj, cnt, redo, hk2, cl2, cj2, cnt2, redo2,
            rows, floor):
@@ -108,6 +110,7 @@ def _track(B, gram, r0, c0, X, Y, xsq, ysq, code, Er, Ec, diag, both, hk, cl, cj
                 _offer(j, i, lo, s + e, hk2, cl2, cj2, cnt2, redo2); col_bound[j] = hk2[j, k2 - 1]
     return total
 
+# %% ../nbs/neighbours.ipynb #c008s3
 @jit
 def _exact_top(X, Y, code, diag, hk, cl, cj, cnt, redo, out_d, out_i):
     "The k nearest rows of Y for each row of X from the tracker's candidates (every row of Y where redo), by the exact kernel."
@@ -127,20 +130,32 @@ def _no_tracker() -> _Tracker:
     return _Tracker(np.full((1, 1), -np.inf), np.empty((1, 1)), np.empty((1, 1), np.int64), np.zeros(1, np.int64),
                     np.zeros(1, np.bool_))
 
+# %% ../nbs/neighbours.ipynb #c009s1
 class NearestPass(NamedTuple):
     "What one `nearest_pass` found, in prepared units."
     rows: tuple | None           # (dist (n, k_rows), idx): the k_rows nearest rows of Q for each row of P
     cols: tuple | None           # (dist (m, k_cols), idx): the k_cols nearest rows of P for each row of Q
     distance_sum: float          # sum of the distances of the pairs visited (with `sum_floor`), else 0
 
-def nearest_pass(P: Points, Q: Points | None, k_rows: int, k_cols: int = 0, *, sum_floor: float | None = None,
-                 working_memory: float | None = None) -> NearestPass:
+# %% ../nbs/neighbours.ipynb #c009s2
+def nearest_pass(P: Points,                            # n prepared rows, from `prepare` or `prepare_pair`
+                 Q: Points | None,                     # m prepared rows, P's metric and shift; None: P against itself
+                 k_rows: int,                          # rows of Q per row of P, 0..m (n - 1 if Q is None); 0: none
+                 k_cols: int = 0,                      # rows of P per row of Q, 0..n; 0: none; must be 0 if Q is None
+                 *,
+                 sum_floor: float | None = None,       # >= 0: sum the distances, those <= sum_floor as 0; None: no sum
+                 working_memory: float | None = None,  # MiB per block, > 0; None: the default (64 unless set)
+                ) -> NearestPass:                      # rows, cols: (dist, idx) or None; distance_sum; prepared units
     """One pass over the blocks of P against Q (of P against itself, each pair once with i < j, a row not its own
     neighbour, if Q is None): the exact top lists of the `k_rows` nearest rows of Q for each row of P and (Q given) of
     the `k_cols` nearest rows of P for each row of Q (None where k is 0); with `sum_floor`, also the sum of the
     distances of the pairs visited, those at or below `sum_floor` counted as 0."""
     within = Q is None
+    if within and k_cols:
+        raise ValueError(f"k_cols={k_cols!r} needs Q: P against itself (Q=None) keeps one list per row, k_rows")
     Q = P if within else Q
+    k_rows = check_int(k_rows, "k_rows", low=0, high=len(Q.X) - within)
+    k_cols = check_int(k_cols, "k_cols", low=0, high=len(P.X))
     Er, Ec = raw_bounds(P), raw_bounds(Q)
     rows = _tracker(len(P.X), k_rows) if k_rows else _no_tracker()
     cols = rows if within else (_tracker(len(Q.X), k_cols) if k_cols else _no_tracker())
@@ -160,7 +175,14 @@ def _exact_lists(P: Points, Q: Points, tracker: _Tracker, within: bool) -> tuple
     _exact_top(P.X, Q.X, P.code, within, *tracker, *out)
     return out
 
-def knn(X, Y=None, k: int = 1, *, metric: str = "euclidean", working_memory: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+# %% ../nbs/neighbours.ipynb #c009s3
+def knn(X,                                    # (n, d) finite points; 'precomputed': (n, n) distances
+        Y=None,                               # (m, d) finite points, same d; None: X, a row not its own neighbour
+        k: int = 1,                           # neighbours per row of X, 1 <= k <= m (n - 1 if Y is None)
+        *,
+        metric: str = "euclidean",            # a name of `METRICS` ('precomputed' only if Y is None)
+        working_memory: float | None = None,  # MiB per block, > 0; None: the default (64 unless set)
+       ) -> tuple[np.ndarray, np.ndarray]:    # (n, k) float64 distances, (n, k) int64 indices, nearest first
     """Exact k nearest rows of `Y : (m, d)` for each row of `X : (n, d)` (of X itself, a row not its own neighbour, if Y is None):
     `(dist (n, k) float64, idx (n, k) int64)`, nearest first, ties to the smaller index; distances in the input's units."""
     if Y is None:
@@ -180,6 +202,7 @@ class BallCounts(NamedTuple):
     y_ball_sizes: np.ndarray     # (m,) points of X inside the ball of each y_j
     in_y_balls: np.ndarray       # (n,) balls of Y that hold each x_i
 
+# %% ../nbs/neighbours.ipynb #c013s1
 @jit
 def _raw_radius(t, code):
     "The raw radius of a ball of radius t (approximately; callers keep a margin), -1 for no ball (t <= 0)."
@@ -193,6 +216,7 @@ def _side(s, e, tr):
     if s - e > tr * (1 + 1e-9): return 0
     return -1
 
+# %% ../nbs/neighbours.ipynb #c013s2
 @jit
 def _count_balls(S, r0, c0, Er, Ec, X, Y, code, rx, rxr, ry, ryr, xs, inx, ys, iny):
     "Add the pairs of raw block S (rows r0.., columns c0..) to the ball counts; undecided pairs by the exact kernel."
@@ -209,13 +233,21 @@ def _count_balls(S, r0, c0, Er, Ec, X, Y, code, rx, rxr, ry, ryr, xs, inx, ys, i
             if a: xs[i] += 1; inx[j] += 1
             if b: ys[j] += 1; iny[i] += 1
 
+# %% ../nbs/neighbours.ipynb #c013s3
 def _radii(radius, n: int, name: str, P: Points) -> np.ndarray:
     "The radii of n balls in prepared units (None: no ball, radius 0)."
     r = np.zeros(n) if radius is None else np.asarray(radius, dtype=np.float64)
     if r.shape != (n,) or np.isnan(r).any(): raise ValueError(f"{name} must be {n} radii (one per row), got shape {r.shape}")
     return np.ldexp(r, -P.shift * (2 if P.code == SQEUCLIDEAN else 1)) if P.shift else r
 
-def count_in_balls(P: Points, Q: Points, rx: np.ndarray, ry: np.ndarray, *, working_memory: float | None = None) -> BallCounts:
+# %% ../nbs/neighbours.ipynb #c013s4
+def count_in_balls(P: Points,                            # n prepared rows of X, e.g. from `prepare_pair`
+                   Q: Points,                            # m prepared rows of Y, P's metric and shift
+                   rx: np.ndarray,                       # (n,) float64 radii of X's balls (prepared units); <= 0: none
+                   ry: np.ndarray,                       # (m,) float64 radii of Y's balls (prepared units); <= 0: none
+                   *,
+                   working_memory: float | None = None,  # MiB per block, > 0; None: the default (64 unless set)
+                  ) -> BallCounts:                       # int64 counts, (n,), (m,), (m,), (n,) in field order
     "`ball_counts` of prepared points, radii `rx (n,)`, `ry (m,)` in prepared units."
     rxr, ryr = (np.array([_raw_radius(t, P.code) for t in r]) for r in (rx, ry))
     counts = [np.zeros(n, np.int64) for n in (len(P.X), len(Q.X), len(Q.X), len(P.X))]
@@ -224,7 +256,15 @@ def count_in_balls(P: Points, Q: Points, rx: np.ndarray, ry: np.ndarray, *, work
         _count_balls(raw_block(P, Q, r0, r1, c0, c1), r0, c0, Er, Ec, P.X, Q.X, P.code, rx, rxr, ry, ryr, *counts)
     return BallCounts(*counts)
 
-def ball_counts(X, Y, radius_x=None, radius_y=None, *, metric: str = "euclidean", working_memory: float | None = None) -> BallCounts:
+# %% ../nbs/neighbours.ipynb #c013s5
+def ball_counts(X,                                    # (n, d) finite points
+                Y,                                    # (m, d) finite points, same d
+                radius_x=None,                        # (n,) radii of X's balls (no NaN; <= 0: no ball); None: no balls
+                radius_y=None,                        # (m,) radii of Y's balls (no NaN; <= 0: no ball); None: no balls
+                *,
+                metric: str = "euclidean",            # 'euclidean', 'sqeuclidean', 'cityblock', 'cosine' or 'angular'
+                working_memory: float | None = None,  # MiB per block, > 0; None: the default (64 unless set)
+               ) -> BallCounts:                       # int64 counts, (n,), (m,), (m,), (n,) in field order
     "How the points of `X : (n, d)` and `Y : (m, d)` fall inside each other's balls `d < radius_x[i]`, `d < radius_y[j]` (exact)."
     P, Q = prepare_pair(X, Y, metric)
     return count_in_balls(P, Q, _radii(radius_x, len(P.X), "radius_x", P), _radii(radius_y, len(Q.X), "radius_y", P),
@@ -280,6 +320,7 @@ def _squared_norms32(X):
         out[i] = s
     return out
 
+# %% ../nbs/neighbours.ipynb #c019s1
 def _rows_checked(A: np.ndarray, offset: int, name: str, rows=None) -> None:
     "ValueError naming the first row of A (row `offset + rows[r]` of the corpus) that has a NaN or infinite entry or is all zeros."
     rows = np.arange(len(A)) if rows is None else rows
@@ -289,6 +330,7 @@ def _rows_checked(A: np.ndarray, offset: int, name: str, rows=None) -> None:
     if zero.any():
         raise ValueError(f"{name} row {offset + int(rows[np.flatnonzero(zero)[0]])} is a zero vector: its cosine similarity is undefined")
 
+# %% ../nbs/neighbours.ipynb #c019s2
 def _float32_rows(block) -> np.ndarray:
     "The block as float32 rows: float32 input as it is, other input with each row first divided exactly by 2**e (e: its largest entry's exponent)."
     A = np.asarray(block)
@@ -309,10 +351,12 @@ def _dense_block(block, offset: int, name: str):
     X = X.copy(); X[odd] = normalize_rows(X[odd]); inv[odd] = 1.0
     return X, inv
 
+# %% ../nbs/neighbours.ipynb #c019s3
 def _eps(d: int) -> float:
     "Bound on |float32 score - exact cosine| for d-dimensional rows."
     return 2.0 * (d + 4) * 2.0 ** -24
 
+# %% ../nbs/neighbours.ipynb #c019s4
 def _canonical_csr(X, name: str, offset: int = 0, rows=None) -> sp.csr_matrix:
     "X as a float64 CSR copy with summed, sorted indices and no stored zeros; ValueError naming a NaN, infinite or zero row (row r is `offset + rows[r]`)."
     X = sp.csr_matrix(X, dtype=np.float64, copy=True)
@@ -354,9 +398,10 @@ def _sparse_similarity(ia, da, ib, db):
             s += da[p] * db[q]; same &= da[p] == db[q]; p += 1; q += 1
     return 1.0 if same else max(-1.0, min(1.0, s))
 
+# %% ../nbs/neighbours.ipynb #c022s1
 @jit
 def _sparse_similarities(Qp, Qi, Qd, Xp, Xi, Xd, pos, out):
-    "out[a, c] = exact similarity of unit CSR query a and unit CSR row pos[a, c] (-inf key where pos < 0: out holds keys -sim)."
+    "out[a, c] = exact similarity of unit CSR query a and unit CSR row pos[a, c] (inf key where pos < 0: out holds keys -sim)."
     for a in range(pos.shape[0]):
         qa, qb = Qp[a], Qp[a + 1]
         for c in range(pos.shape[1]):
@@ -429,11 +474,15 @@ def _screen_bound(E) -> float:
     d = E.shape[1]
     return 64.0 * (d + 2) * 2.0 ** -53 if sp.issparse(E) else _eps(d)
 
-def cosine_knn(E, queries, k: int, *, exclude_self: bool = True, working_memory: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+def cosine_knn(E,                                    # (n, d): numpy, memmap, sparse or dask; finite non-zero rows
+               queries,                              # (q,) distinct row indices of E in [0, n), at least one
+               k: int,                               # neighbours per query, 1 <= k <= n - 1 (n if not exclude_self)
+               *,
+               exclude_self: bool = True,            # True: a query is not its own neighbour; False: it may be
+               working_memory: float | None = None,  # MiB per block (> 0; dask: E's chunks); None: 64 unless set
+              ) -> tuple[np.ndarray, np.ndarray]:    # (q, k) float64 similarities, (q, k) int64 rows
     """Exact cosine neighbours of the rows `queries` of `E`: `(sims (q, k) float64, idx (q, k) int64)`, most similar first,
-    ties to the smaller row; a query is not its own neighbour if `exclude_self`.
-
-    E : (n, d) numpy, memory-mapped, scipy sparse or dask array, read in blocks of at most `working_memory` MiB."""
+    ties to the smaller row; a query is not its own neighbour if `exclude_self`."""
     E = check_corpus(E, "E")
     n, d = E.shape
     queries = check_rows(queries, "queries", n, unique=True, allow_empty=False)

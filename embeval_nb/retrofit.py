@@ -111,6 +111,7 @@ def _visiting_order(order, A: sp.csr_matrix) -> np.ndarray:
     if missing: raise ValueError(f"order leaves out {missing} of the {active.sum()} rows that have neighbours")
     return o[active[o]].astype(np.int64)
 
+# %% ../nbs/retrofit_impl.ipynb #c015s1
 def _touched_rows(A: sp.csr_matrix, rows: np.ndarray) -> tuple[np.ndarray, sp.csr_matrix, np.ndarray]:
     "`(U, A_U, rows_U)`: the rows an update reads or writes, the graph among them, `rows` renumbered within U."
     touched = np.zeros(A.shape[0], bool); touched[rows] = True; touched[A.indices] = True
@@ -120,8 +121,17 @@ def _touched_rows(A: sp.csr_matrix, rows: np.ndarray) -> tuple[np.ndarray, sp.cs
     A_U = sp.csr_matrix((A_U.data, local[A_U.indices], A_U.indptr), shape=(len(U), len(U)))
     return U, A_U, local[rows]
 
-def retrofit(E, vocab, lexicon, *, n_iter: int = 10, alpha: float = 1.0, order=None, method: str = "inplace",
-             self_loops: str = "keep") -> np.ndarray:
+# %% ../nbs/retrofit_impl.ipynb #c015s2
+def retrofit(E,                        # (V, d) finite vectors, used as given (the reference code L2-normalises)
+             vocab,                    # E's V distinct row words, {word: row} dict or word vectors; not for a graph
+             lexicon,                  # {word: [words]}, pairs, (V, V) 0/1 graph, or 'ppdb'/'framenet'/file (cleaned)
+             *,
+             n_iter: int = 10,         # passes over the words with neighbours, >= 0 (0: a float64 copy of E)
+             alpha: float = 1.0,       # weight of the original vector, finite > 0 (the paper's 1)
+             order=None,               # 'inplace' only: distinct rows incl. every row with neighbours; None: row order
+             method: str = "inplace",  # 'inplace' (Gauss-Seidel, as the reference code) or 'jacobi' (simultaneous)
+             self_loops: str = "keep"  # a word among its neighbours: 'keep' (reference code) or 'drop'; not for a graph
+            ) -> np.ndarray:           # (V, d) float64, a new array
     "Retrofitted copy `(V, d) float64` of `E : (V, d)` (row i is `vocab[i]`): `n_iter` passes of Faruqui et al.'s update."
     Q0, shift = rescale_exactly(as_points(E, "E"))             # the update is linear: 2**shift comes back at the end
     A = _as_graph(lexicon, vocab, len(Q0), check_choice(self_loops, "self_loops", SELF_LOOPS))
@@ -198,6 +208,7 @@ def _ratio(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     "x / y elementwise, 0 where y is 0."
     return np.divide(x, y, out=np.zeros_like(x), where=y != 0)
 
+# %% ../nbs/retrofit_impl.ipynb #c027s1
 def _cg_pass(M, B, X, inv_diag, tol, maxiter):
     "Jacobi-preconditioned conjugate gradients on every column of M X = B from X (updated in place) until |residual| <= tol."
     R = B - M @ X
@@ -212,6 +223,7 @@ def _cg_pass(M, B, X, inv_diag, tol, maxiter):
         Z = inv_diag * R; rz_new = np.einsum("ij,ij->j", R, Z)
         P = Z + _ratio(rz_new, rz) * P; rz = rz_new
 
+# %% ../nbs/retrofit_impl.ipynb #c027s2
 def _bicgstab_pass(M, B, X, inv_diag, tol, maxiter):
     "Jacobi-preconditioned BiCGSTAB on every column of M X = B from X (updated in place) until |residual| <= tol."
     R = B - M @ X
@@ -230,6 +242,7 @@ def _bicgstab_pass(M, B, X, inv_diag, tol, maxiter):
         live = half & (_column_norms(R) > tol) & (w != 0) & (rho_new != 0)    # a breakdown stops a column: restarted
         P = R + _ratio(rho_new, rho) * _ratio(a, w) * (P - w * V); rho = rho_new
 
+# %% ../nbs/retrofit_impl.ipynb #c027s3
 def _krylov_solve(M: sp.csr_matrix, B: np.ndarray, rtol: float, symmetric: bool, maxiter: int = 1000,
                   restarts: int = 5) -> np.ndarray:
     "`X : (n, d)` with every column of M X = B solved to a relative residual `rtol` (CG if `symmetric`, else BiCGSTAB)."
@@ -246,8 +259,15 @@ def _krylov_solve(M: sp.csr_matrix, B: np.ndarray, rtol: float, symmetric: bool,
 # %% ../nbs/retrofit_impl.ipynb #c029
 SOLVERS = ("auto", "cg", "bicgstab", "lu")
 
-def retrofit_fixed_point(E, vocab, lexicon, *, alpha: float = 1.0, solver: str = "auto", rtol: float = 1e-12,
-                         self_loops: str = "keep") -> np.ndarray:
+def retrofit_fixed_point(E,                        # (V, d) finite vectors
+                         vocab,                    # E's V row words, as in `retrofit`; unused for a graph
+                         lexicon,                  # a lexicon, (V, V) 0/1 graph, name or file, as in `retrofit`
+                         *,
+                         alpha: float = 1.0,       # weight of the original vector, finite > 0
+                         solver: str = "auto",     # 'auto' (cg if symmetric, else bicgstab), 'cg', 'bicgstab' or 'lu'
+                         rtol: float = 1e-12,      # per-column relative residual, 0 < rtol < 1; unused by 'lu'
+                         self_loops: str = "keep"  # 'keep' or 'drop', as in `retrofit`; unused for a graph
+                        ) -> np.ndarray:           # (V, d) float64, a new array
     "The limit `(V, d) float64` of `retrofit` as n_iter grows (any order, either method), by a sparse linear solve."
     Q0, shift = rescale_exactly(as_points(E, "E"))
     A = _as_graph(lexicon, vocab, len(Q0), check_choice(self_loops, "self_loops", SELF_LOOPS))
@@ -296,6 +316,7 @@ def _lexicon_bytes(text: str) -> np.ndarray:
             if c in text: text = text.replace(c, ascii_)
     return np.frombuffer(text.encode("utf-8", "surrogatepass"), dtype=np.uint8)
 
+# %% ../nbs/retrofit_impl.ipynb #c041s1
 def _word_bytes(words: list) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     "`(buf, starts, ends)`: `words` as UTF-8 bytes `(m,) uint8`, word k being `buf[starts[k]:ends[k]]`."
     buf = np.frombuffer("\n".join(words).encode("utf-8", "surrogatepass"), dtype=np.uint8)
@@ -305,6 +326,7 @@ def _word_bytes(words: list) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     lengths = np.fromiter(map(len, parts), dtype=np.int64, count=len(parts))
     return np.frombuffer(b"".join(parts), dtype=np.uint8), np.cumsum(lengths) - lengths, np.cumsum(lengths)
 
+# %% ../nbs/retrofit_impl.ipynb #c041s2
 @jit
 def _hash_words(buf, starts, ends):
     "`(n,) int64` 64-bit FNV-1a hashes of the words `buf[starts[k]:ends[k]]`."
@@ -315,6 +337,7 @@ def _hash_words(buf, starts, ends):
         out[k] = np.int64(h)
     return out
 
+# %% ../nbs/retrofit_impl.ipynb #c041s3
 @jit
 def _is_space(b):
     "Whether byte `b` is ASCII whitespace to `str.split`: \\t \\n \\v \\f \\r, \\x1c-\\x1f, space."
@@ -338,6 +361,7 @@ def _scan_tokens(buf):
         n += 1
     return starts[:n], ends[:n], line[:n]
 
+# %% ../nbs/retrofit_impl.ipynb #c041s4
 @jit
 def _same_bytes(a, i, j, b, k, l):
     "Whether `a[i:j] == b[k:l]`."
@@ -359,6 +383,7 @@ def _match_words(th, tbuf, tstarts, tends, vh, vbuf, vstarts, vends):
             j += 1
     return out
 
+# %% ../nbs/retrofit_impl.ipynb #c041s5
 @jit
 def _plain_ascii(buf, starts, ends):
     "`(n,) int8` per word: 1 plain (no digit; a letter or '_'), 0 not plain, -1 non-ASCII (left to `is_plain_term`)."
@@ -384,12 +409,14 @@ def _vocab_words(vocab) -> tuple[list, np.ndarray, int]:
         return _vocab_words(vocab_index(vocab))
     return list(vocab), np.arange(len(vocab)), len(vocab)
 
+# %% ../nbs/retrofit_impl.ipynb #c042s1
 def _has_repeats(words: list, vh: np.ndarray, order: np.ndarray) -> bool:
     "Whether `words` repeats a word, given their sorted hashes `vh` (word `order[r]` has hash `vh[r]`)."
     same = np.flatnonzero(vh[1:] == vh[:-1])                     # equal words have equal hashes, side by side
     candidates = [words[k] for k in np.union1d(order[same], order[same + 1]).tolist()]
     return len(set(candidates)) < len(candidates)
 
+# %% ../nbs/retrofit_impl.ipynb #c042s2
 def _token_words(text: str, words: list) -> tuple[np.ndarray, np.ndarray]:
     "`(word, line)` `(n,)` of the tokens of `text`: the number of the equal word in `words` (-1: none), the line."
     vbuf, vstarts, vends = _word_bytes(words)
@@ -405,6 +432,7 @@ def _token_words(text: str, words: list) -> tuple[np.ndarray, np.ndarray]:
     word[t_order] = np.append(v_order, -1)[found]                            # found -1: none
     return word, line
 
+# %% ../nbs/retrofit_impl.ipynb #c042s3
 def _plain_words(words: list) -> np.ndarray:
     "`(len(words),) bool`: `is_plain_term` of each word (an ASCII word decided from its bytes)."
     plain = _plain_ascii(*_word_bytes(words))
@@ -412,8 +440,14 @@ def _plain_words(words: list) -> np.ndarray:
     plain[wide] = [is_plain_term(words[k]) for k in wide.tolist()]
     return plain.astype(bool)
 
-def lexicon_text_graph(text: str, vocab: Sequence[str] | Mapping, *, clean: bool = True, merge_repeated: bool = False,
-                       self_loops: str = "keep") -> sp.csr_matrix:
+# %% ../nbs/retrofit_impl.ipynb #c042s4
+def lexicon_text_graph(text: str,                       # a head word and its neighbours per line; lower-cased here
+                       vocab: Sequence[str] | Mapping,  # V distinct words, a {word: row} dict or word vectors
+                       *,
+                       clean: bool = True,              # True: words with a digit or no letter dropped
+                       merge_repeated: bool = False,    # True: a repeated head's lines joined; False: last line wins
+                       self_loops: str = "keep"         # a head among its neighbours: 'keep' or 'drop'
+                      ) -> sp.csr_matrix:               # (V, V) 0/1 float64 CSR; row i: word i's neighbours
     "`(V, V)` graph of the lexicon text `text` (a head and its neighbours per line) over `vocab`, as `lexicon_graph` of its lines."
     if not isinstance(text, str): raise TypeError(f"text must be the text of a lexicon (str), got {type(text).__name__}")
     self_loops = check_choice(self_loops, "self_loops", SELF_LOOPS)
@@ -435,8 +469,15 @@ def lexicon_text_graph(text: str, vocab: Sequence[str] | Mapping, *, clean: bool
     if self_loops == "drop": r, c = r[r != c], c[r != c]
     return _links_graph(r, c, V)
 
-def read_lexicon_graph(source: str | os.PathLike, vocab: Sequence[str] | Mapping, *, path=None, clean: bool = True,
-                       merge_repeated: bool = False, self_loops: str = "keep") -> sp.csr_matrix:
+# %% ../nbs/retrofit_impl.ipynb #c042s5
+def read_lexicon_graph(source: str | os.PathLike,       # 'ppdb', 'framenet' or a lexicon file's path
+                       vocab: Sequence[str] | Mapping,  # V distinct words, a {word: row} dict or word vectors
+                       *,
+                       path=None,                       # tried first for data (`candidate_roots`); None: the usual
+                       clean: bool = True,              # True: words with a digit or no letter dropped
+                       merge_repeated: bool = False,    # True: a repeated head's lines joined; False: last line wins
+                       self_loops: str = "keep"         # a head among its neighbours: 'keep' or 'drop'
+                      ) -> sp.csr_matrix:               # (V, V) 0/1 float64 CSR, as `lexicon_text_graph`
     "`(V, V)` graph over `vocab` of a lexicon file: 'ppdb', 'framenet' or the path of any file in their format (`lexicon_text`)."
     return lexicon_text_graph(lexicon_text(source, path), vocab, clean=clean, merge_repeated=merge_repeated,
                               self_loops=self_loops)
@@ -451,6 +492,7 @@ def _sort_groups(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     xs = x[order]
     return order.astype(np.int64), np.concatenate([[0], np.cumsum(xs[1:] != xs[:-1])])[:len(x)].astype(np.int64)
 
+# %% ../nbs/retrofit_impl.ipynb #c045s1
 @jit
 def _weighted_ranks(ranks, order, group, w):
     "ranks (n,) <- average ranks (1-based) of the values when item i counts w[i] times (ties: mean rank)."
@@ -462,6 +504,7 @@ def _weighted_ranks(ranks, order, group, w):
         for q in range(start, stop): ranks[order[q]] = below + (c + 1.0) / 2.0
         below += c; start = stop
 
+# %% ../nbs/retrofit_impl.ipynb #c045s2
 @jit
 def _weighted_pearson(x, y, w):
     "Pearson's correlation of x and y with item i counted w[i] times (nan if either is constant or total weight < 2)."
@@ -499,6 +542,7 @@ def _combined_correlation(r, s):
     if np.isnan(r) or np.isnan(s): return np.nan
     return 2 * r * s / (r + s) if r * s > 0 else 0.0
 
+# %% ../nbs/retrofit_impl.ipynb #c046s1
 def _scores(x, name: str) -> np.ndarray:
     "`x` as a numpy array of real numbers (any shape), else a TypeError naming it."
     x = np.asarray(x)
@@ -513,6 +557,7 @@ def _scores_pair(predicted, human, names=("predicted", "human"), near_one: bool 
     if not (np.isfinite(p).all() and np.isfinite(h).all()): raise ValueError(f"{names[0]} and {names[1]} must be finite")
     return rescale_exactly(p.astype(np.float64), h.astype(np.float64), near_one=near_one)
 
+# %% ../nbs/retrofit_impl.ipynb #c046s2
 def similarity_metrics(predicted, human) -> dict:
     "Pearson, Spearman, their combined correlation ('correlation'), RMSE and MAE of `predicted` against `human`, both `(n,)`."
     p, h, shift = _scores_pair(predicted, human)
@@ -538,6 +583,7 @@ class SimilarityResult:
     found: np.ndarray = field(repr=False)       # (n,) bool, both words in the vectors
     kept: np.ndarray = field(repr=False)        # (n_pairs,) bool, the input pairs evaluated
 
+# %% ../nbs/retrofit_impl.ipynb #c050s1
 def _scaled_scores(scores, score_range) -> np.ndarray:
     "Human `scores` mapped from `score_range` = (low, high), or a benchmark name of SCORE_RANGES, to [0, 1]."
     if isinstance(score_range, str): score_range = SCORE_RANGES[check_choice(score_range, "score_range", tuple(SCORE_RANGES))]
@@ -551,6 +597,7 @@ def _scaled_scores(scores, score_range) -> np.ndarray:
         raise ValueError(f"scores range over [{s.min()}, {s.max()}], outside the score range [{lo}, {hi}]")
     return (s - lo) / (hi - lo)
 
+# %% ../nbs/retrofit_impl.ipynb #c050s2
 def _pair_words(pairs) -> np.ndarray:
     "`pairs` as an `(n, 2)` object array of strings."
     P = np.array(list(pairs), dtype=object)
@@ -559,6 +606,7 @@ def _pair_words(pairs) -> np.ndarray:
         raise TypeError("pairs must be a sequence of (word1, word2) pairs of strings")
     return P
 
+# %% ../nbs/retrofit_impl.ipynb #c050s3
 @jit
 def _pair_cosines(X, Y, out):
     "out[k] <- the exact cosine of rows X[k] and Y[k] (1 - the cosine distance of their unit rows; 0 if either is zero)."
@@ -579,7 +627,15 @@ def _cosines(E, rows1: np.ndarray, rows2: np.ndarray) -> np.ndarray:
     return out
 
 # %% ../nbs/retrofit_impl.ipynb #c051
-def evaluate_similarity(E, vocab, pairs, scores, *, score_range, missing: str = "zero", restrict_to=None) -> SimilarityResult:
+def evaluate_similarity(E,                      # (V, d) vectors, finite in the rows the pairs use
+                        vocab,                  # E's V distinct row words, a {word: row} dict or word vectors
+                        pairs,                  # (n_pairs, 2) word pairs (str), matched exactly
+                        scores,                 # (n_pairs,) finite human scores within score_range
+                        *,
+                        score_range,            # (low, high), high > low, or a SCORE_RANGES key; mapped to [0, 1]
+                        missing: str = "zero",  # pair with an unknown word: 'zero' (cosine 0), 'drop', 'error'
+                        restrict_to=None        # words (`in`): keep pairs with both in it; None: all pairs
+                       ) -> SimilarityResult:   # metrics, coverage and per-pair arrays of the kept pairs
     "Cosine similarities of `E : (V, d)` (row i is `vocab[i]`) on word `pairs` against human `scores` mapped from `score_range`."
     check_choice(missing, "missing", ("zero", "drop", "error"))
     E = E if isinstance(E, np.ndarray) and E.ndim == 2 and E.dtype.kind in "fiu" else as_points(E, "E", finite=False)
@@ -611,7 +667,14 @@ def _bootstrap_kernel(out, counts, P, h, masks, p_sorts, h_sort):
             for k in range(P.shape[0]):
                 _weighted_metrics(out[b, s, k], P[k], h, w, p_sorts[k], h_sort, rp, rh)
 
-def bootstrap_similarity(human, predicted, masks=None, *, n_boot: int = 2000, seed: int = 0, weights=None) -> np.ndarray:
+def bootstrap_similarity(human,               # (n,) finite human scores, n >= 1
+                         predicted,           # (k, n) finite predictions of k models, or (n,) for one
+                         masks=None,          # (m, n) or (n,) bool subsets of the pairs; None: all pairs
+                         *,
+                         n_boot: int = 2000,  # resamples drawn, >= 1; unused with weights
+                         seed: int = 0,       # seed of the draws (`make_rng`); unused with weights
+                         weights=None         # (B, n) or (n,): times pair i counts in resample b, >= 0; None: draw
+                        ) -> np.ndarray:      # (B, m, k, 5) float64 over SIMILARITY_METRICS; B: n_boot or weights rows
     """`(n_boot, m, k, 5)` metrics of predictions `(k, n)` vs `human (n,)` on subsets `masks (m, n)` of paired resamples
     of the pairs, or, if `weights : (B, n)` (finite, >= 0) is given, of the B resamples in which pair i counts `weights[b, i]` times."""
     h, P = _scores(human, "human"), np.atleast_2d(_scores(predicted, "predicted"))

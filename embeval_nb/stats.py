@@ -39,6 +39,7 @@ def _quantile_at_infinity(s: np.ndarray, p: float) -> float:
     if b == np.inf: return np.inf
     return float(a + (b - a) * t)
 
+# %% ../nbs/stats.ipynb #c005s1
 def _check_samples(samples, paired: bool) -> list[np.ndarray]:
     "The samples as arrays: at least one, none empty, of one length if `paired`."
     samples = [np.asarray(s) for s in samples]
@@ -47,8 +48,13 @@ def _check_samples(samples, paired: bool) -> list[np.ndarray]:
         raise ValueError(f"paired samples must have one length, got {[len(s) for s in samples]}")
     return samples
 
-def bootstrap_interval(stat: Callable, *samples, n_boot: int = 2000, level: float = 0.95, seed=0,
-                       paired: bool = True) -> tuple[float, float, float]:
+def bootstrap_interval(stat: Callable,        # stat(*samples) -> a number; must not be NaN on any resample
+                       *samples,              # one or more arrays, one independent unit per row (axis 0), none empty
+                       n_boot: int = 2000,    # bootstrap resamples, >= 1
+                       level: float = 0.95,   # the interval's level, in (0, 1)
+                       seed=0,                # seed of the resamples, as `make_rng` takes it; None: fresh entropy
+                       paired: bool = True,   # True: one draw of rows for all samples (one length); False: each alone
+                      ) -> tuple[float, float, float]:  # stat on the samples as given, and the interval's low and high
     "`(estimate, low, high)`: `stat(*samples)` and its percentile-bootstrap interval (rows resampled alike if `paired`)."
     samples = _check_samples(samples, paired)
     n_boot = check_int(n_boot, "n_boot", low=1)
@@ -62,6 +68,7 @@ def bootstrap_interval(stat: Callable, *samples, n_boot: int = 2000, level: floa
             stats[r] = stat(*(s[rng.integers(0, len(s), len(s))] for s in samples))
     return (float(stat(*samples)), *percentile_interval(stats, level=level))
 
+# %% ../nbs/stats.ipynb #c005s2
 def resample_counts(n: int, n_boot: int, *, seed=0) -> np.ndarray:
     "`(n_boot, n) int64`: how often each of n items is drawn in each resample, the resamples of `bootstrap_interval` (paired)."
     n, n_boot = check_int(n, "n", low=1), check_int(n_boot, "n_boot", low=1)
@@ -103,6 +110,7 @@ class PairedErrors:
     low: float              # Newcombe's 95% (or `level`) interval for the difference
     high: float
 
+# %% ../nbs/stats.ipynb #c011s1
 def _wilson(k: int, n: int, z: float) -> tuple[float, float]:
     "The Wilson score interval of the proportion k / n at normal quantile z."
     p, den = k / n, 1 + z * z / n
@@ -121,6 +129,7 @@ def _newcombe_paired(n11: int, n01: int, n10: int, n00: int, level: float) -> tu
     above = math.sqrt(max((ua - ea) ** 2 - 2 * phi * (ua - ea) * (eb - lb) + (eb - lb) ** 2, 0.0))
     return max(ea - eb - below, -1.0), min(ea - eb + above, 1.0)
 
+# %% ../nbs/stats.ipynb #c011s2
 def mcnemar_exact(correct_a, correct_b, *, level: float = 0.95) -> PairedErrors:
     "Exact McNemar test, and Newcombe's interval for the error-rate difference, of two classifiers scored on the same items."
     from scipy.stats import binomtest
@@ -141,6 +150,7 @@ def mcnemar_exact(correct_a, correct_b, *, level: float = 0.95) -> PairedErrors:
     return PairedErrors(N, int((~a).sum()), int((~b).sum()), n01, n10, float(binomtest(n01, n, 0.5).pvalue),
                         (n01 - n10) / N, low, high)
 
+# %% ../nbs/stats.ipynb #c011s3
 def permutation_p_value(observed: float, null) -> float:
     "One-sided permutation p-value (1 + #{null >= observed}) / (1 + B) of a statistic against its `null : (B,)` values on permuted data."
     null = np.asarray(null, dtype=np.float64).ravel()
@@ -148,6 +158,7 @@ def permutation_p_value(observed: float, null) -> float:
     if np.isnan(null).any() or math.isnan(observed): raise ValueError("the statistic is NaN on the data or on some permutation")
     return float((1 + (null >= observed).sum()) / (1 + null.size))
 
+# %% ../nbs/stats.ipynb #c011s4
 def proportion_interval(k: int, n: int, *, level: float = 0.95) -> tuple[float, float]:
     "`(low, high)`: the exact (Clopper-Pearson) interval of a proportion, `k` successes in `n` trials."
     from scipy.stats import beta
@@ -159,7 +170,12 @@ def proportion_interval(k: int, n: int, *, level: float = 0.95) -> tuple[float, 
 # %% ../nbs/stats.ipynb #c014
 VERDICTS = ("holds", "fails", "undecided", "untested")
 
-def interval_verdict(low: float, high: float, *, above: float = -np.inf, below: float = np.inf) -> str:
+def interval_verdict(low: float,              # the interval's lower end, <= high (else ValueError); may be -inf
+                     high: float,             # the interval's upper end (may be inf)
+                     *,
+                     above: float = -np.inf,  # the claimed region's lower end, excluded; -inf: no lower end
+                     below: float = np.inf,   # the claimed region's upper end, excluded; inf: no upper end
+                    ) -> str:                 # 'holds', 'fails' or 'undecided'
     "'holds' if the interval [low, high] lies inside the claimed region (above, below), 'fails' if outside, else 'undecided'; an infinite end lies inside a side the region leaves open."
     if not low <= high: raise ValueError(f"interval must have low <= high, got [{low}, {high}]")
     if (above < low or above == -np.inf) and (high < below or below == np.inf): return "holds"

@@ -84,6 +84,8 @@ def _abs_max(CT, buf):
             if x > buf[i]: buf[i] = x
     return buf.max()
 
+
+# %% ../nbs/wmd_impl.ipynb #c012k01
 @jit
 def _start_basis(C, CT, a, b, bi, bj, bx, m, arg):
     "Matrix-minimum start: the cheapest cell among open rows and columns, in turn, closes its row or column (a spanning tree)."
@@ -119,6 +121,8 @@ def _start_basis(C, CT, a, b, bi, bj, bx, m, arg):
                     rr[i] -= x; cr[j] -= x
     return eps
 
+
+# %% ../nbs/wmd_impl.ipynb #c012k02
 @jit
 def _tree_arrays(tree):
     "The rows of the basis tree `tree (6, N)`: parent, parent cell, subtree size, last node of the subtree in preorder, thread (next node in preorder), reverse thread."
@@ -152,6 +156,8 @@ def _build_tree(C, n1, bi, bj, pot, tree):
     for q in range(N - 1, 0, -1): size[par[order[q]]] += size[order[q]]
     for q in range(N): last[order[q]] = order[q + size[order[q]] - 1]
 
+
+# %% ../nbs/wmd_impl.ipynb #c012k03
 @jit
 def _unhook(c, apex, tree):
     "Take the block of c's subtree [c .. last[c]] out of the thread; fix the sizes up to apex and the last nodes above c."
@@ -192,6 +198,8 @@ def _hook(s, block_last, t, apex, tree):
     u = t
     while u != apex: size[u] += total; u = par[u]
 
+
+# %% ../nbs/wmd_impl.ipynb #c012k04
 @jit
 def _shift_potentials(s, block_last, delta, n1, pot, tree):
     "Rows + delta, columns - delta on the block [s .. block_last], or the opposite on the rest of the tree if that is smaller."
@@ -203,6 +211,8 @@ def _shift_potentials(s, block_last, delta, n1, pot, tree):
         pot[u] += delta if u < n1 else -delta
         u = thread[u]
 
+
+# %% ../nbs/wmd_impl.ipynb #c012k05
 @jit
 def _pivot_tree(pivot, delta, n1, pot, tree, scratch):
     "Replace c's parent cell by cell k_in from s (in c's subtree) to t (outside it), pivot = (s, t, c, k_in, apex): parents, thread, sizes and potentials."
@@ -218,6 +228,8 @@ def _pivot_tree(pivot, delta, n1, pot, tree, scratch):
     _hook(s, block_last, t, apex, tree)
     _shift_potentials(s, block_last, delta, n1, pot, tree)
 
+
+# %% ../nbs/wmd_impl.ipynb #c012k06
 @jit
 def _price(C, CT, pot, n1, cand, state, m, arg, eps):
     "Entering cell: the most negative reduced cost among the listed cells cand (2, n1); a full scan refills the list (one per row)."
@@ -240,6 +252,8 @@ def _price(C, CT, pot, n1, cand, state, m, arg, eps):
     state[0] = nc; state[1] = 1
     return best, ei, ej
 
+
+# %% ../nbs/wmd_impl.ipynb #c012k07
 @jit
 def _cycle(x, y, par, pe, size, pathA, pathB):
     "Tree paths from column node y and row node x up to their common ancestor: (len A, len B, apex)."
@@ -249,6 +263,8 @@ def _cycle(x, y, par, pe, size, pathA, pathB):
         else: pathA[la] = pe[y]; la += 1; y = par[y]
     return la, lb, x
 
+
+# %% ../nbs/wmd_impl.ipynb #c012k08
 @jit
 def _dual_bound(a, b, m, v):
     "sum_i a_i m_i + sum_j b_j v_j with m_i = min_j (C_ij - v_j): the dual value of v made feasible, a lower bound of the optimum."
@@ -257,6 +273,8 @@ def _dual_bound(a, b, m, v):
     for j in range(b.shape[0]): s += b[j] * v[j]
     return s
 
+
+# %% ../nbs/wmd_impl.ipynb #c012k09
 @jit
 def _emd_simplex(a, b, C, F, max_iter, cutoff=np.inf, duals=None):
     "Transportation simplex (matrix-minimum start, partial pricing, threaded tree): (cost, iterations), iterations -1 if max_iter was hit, -2 if a dual bound (returned) exceeded cutoff; at the optimum the potentials (u (n1,), v (n2,)) go into `duals` if given."
@@ -300,6 +318,8 @@ def _emd_simplex(a, b, C, F, max_iter, cutoff=np.inf, duals=None):
         for k in range(nb): F[bi[k], bj[k]] += bx[k]
     return cost, it
 
+
+# %% ../nbs/wmd_impl.ipynb #c012k10
 @jit
 def _ssp_start(a, b, C, F, p, tol):
     "Start of successive shortest paths: column potentials p[n1 + j] = min_i C_ij, a greedy flow F along tight arcs: (supply left (n1,), demand left (n2,))."
@@ -353,6 +373,8 @@ def _shortest_path(C, F, p, e, dfc, tol):
                     if nd < d[v]: d[v] = nd; pred[v] = u
     return t, cnt, d, pred, settled
 
+
+# %% ../nbs/wmd_impl.ipynb #c012k11
 @jit
 def _augment(F, e, dfc, pred, t, n1):
     "Push the bottleneck amount along the path pred ends at sink t (n1 + j): flow F, supply e and demand dfc updated."
@@ -390,6 +412,8 @@ def _emd_ssp(a, b, C, F):
             if F[i, j] > 0.0: cost += F[i, j] * C[i, j]
     return cost
 
+
+# %% ../nbs/wmd_impl.ipynb #c012k12
 @jit
 def _emd(a, b, C, F, cutoff=np.inf, duals=None):
     "Exact optimal transport value between a (n1,) and b (n2,) (equal sums) with cost C, or a lower bound above `cutoff` if one turns up; flow written to F unless F.size == 0; optimal potentials into `duals` (n1 + n2,) if given and the simplex solved it, else duals[0] = NaN."
@@ -444,6 +468,7 @@ def _shared_mass(xi, a, yi, b, metric_cost):
     rows = np.flatnonzero(a > 0.0); cols = np.flatnonzero(b > 0.0)
     return rows, cols, a[rows], b[cols]
 
+# %% ../nbs/wmd_impl.ipynb #c018s1
 @jit
 def _sub_costs(C, rows, cols):
     "C[rows][:, cols] (C itself when rows and cols keep everything)."
@@ -453,6 +478,7 @@ def _sub_costs(C, rows, cols):
         for t in range(cols.shape[0]): Cr[s, t] = C[rows[s], cols[t]]
     return Cr
 
+# %% ../nbs/wmd_impl.ipynb #c018s2
 @jit
 def _reduce_pair(C, xi, a, yi, b, metric_cost):
     "The transport problem (C', a', b') left after shared words keep min(a, b) in place (metric costs only)."
@@ -466,6 +492,7 @@ def _wmd_pair(C, xi, a, yi, b, metric_cost):
     if ar.shape[0] == 0 or br.shape[0] == 0: return 0.0
     return _emd(ar, br, Cr, np.empty((0, 0)))
 
+# %% ../nbs/wmd_impl.ipynb #c018s3
 @jit
 def _wmd_words(E, xi, a, yi, b, metric):
     "`_wmd_pair` with the cost computed from `E` for the words left after the reduction only (the same bits)."
@@ -485,6 +512,7 @@ def _weight_status(w):
         elif v > largest: largest = v
     return (1 if nonfinite else 2 if negative else 3 if zeros == w.shape[0] else 0), zeros, largest
 
+# %% ../nbs/wmd_impl.ipynb #c019s1
 @jit
 def _rows_max_abs(E, xi, yi):
     "The largest |entry| of the rows xi and yi of E (V, d), or NaN if one of them is NaN or infinite."
@@ -497,6 +525,7 @@ def _rows_max_abs(E, xi, yi):
                 if v > m: m = v
     return m
 
+# %% ../nbs/wmd_impl.ipynb #c019s2
 _WEIGHT_ERRORS = {1: "{} contains NaN or infinite weights",
                   2: "{} has negative weights; expected non-negative counts or weights",
                   3: "{} row 0 (document 0) has no weight: an empty document or one without any in-vocabulary word"}
@@ -520,6 +549,7 @@ def _doc_vector(x, name: str, V: int) -> tuple[np.ndarray, np.ndarray]:
     if zeros: idx, w = idx[w != 0], w[w != 0]
     return idx.astype(np.int64, copy=False), _unit_sum(w, largest)
 
+# %% ../nbs/wmd_impl.ipynb #c019s3
 def _doc_pair(x, y, E):
     "Word ids and weights of documents x and y, and E (only their rows checked), rescaled as `rescale_exactly` does: (xi, a, yi, b, E, k)."
     E = _as_embeddings(E, finite=False)
@@ -532,7 +562,13 @@ def _doc_pair(x, y, E):
         xi, yi = np.searchsorted(used, xi), np.searchsorted(used, yi)
     return xi, a, yi, b, E, k
 
-def wmd(x, y, E, *, metric: str = "euclidean") -> float:
+# %% ../nbs/wmd_impl.ipynb #c019s4
+def wmd(x,                          # one document: (V,) weights or a (1, V) row; >= 0, finite, not all 0
+        y,                          # the other document, as x
+        E,                          # (V, d) word vectors, row w for word w; only the rows x and y use must be finite
+        *,
+        metric: str = "euclidean",  # cost between word vectors: 'euclidean', 'sqeuclidean' or 'cityblock'
+       ) -> float:                  # the WMD (>= 0, in the cost's units), with x and y scaled to sum 1
     "Exact WMD between weight vectors `x, y (V,)` (normalised to sum 1) with word embeddings `E (V, d)`."
     xi, a, yi, b, E, k = _doc_pair(x, y, E)
     code = _metric_code(metric)
@@ -545,7 +581,12 @@ def _paired(aptr, aind, adat, bptr, bind, bdat, E, metric, out):
         xi = aind[aptr[r]:aptr[r + 1]]; yi = bind[bptr[r]:bptr[r + 1]]
         out[r] = _wmd_words(E, xi, adat[aptr[r]:aptr[r + 1]], yi, bdat[bptr[r]:bptr[r + 1]], metric)
 
-def wmd_paired(Xa, Xb, E, *, metric: str = "euclidean") -> np.ndarray:
+def wmd_paired(Xa,                          # (n, V) document weights, sparse or dense; >= 0, finite, no all-zero row
+               Xb,                          # (n, V) document weights as Xa, with the same n
+               E,                           # (V, d) finite word vectors, row w for word w
+               *,
+               metric: str = "euclidean",   # cost between word vectors: 'euclidean', 'sqeuclidean' or 'cityblock'
+              ) -> np.ndarray:              # (n,) float64: WMD of row i of Xa to row i of Xb, rows scaled to sum 1
     "Exact WMD between row `i` of `Xa (n, V)` and row `i` of `Xb (n, V)` for every `i`: `(n,)`."
     E, k = rescale_exactly(_as_embeddings(E)); code = _metric_code(metric)
     Xa = _l1_rows(as_document_weights(Xa, "Xa", E.shape[0])); Xb = _l1_rows(as_document_weights(Xb, "Xb", E.shape[0]))
@@ -555,7 +596,12 @@ def wmd_paired(Xa, Xb, E, *, metric: str = "euclidean") -> np.ndarray:
     return unscale(out, k, code)
 
 # %% ../nbs/wmd_impl.ipynb #c025
-def travel_distances(x, y, E, *, metric: str = "euclidean") -> tuple[np.ndarray, np.ndarray]:
+def travel_distances(x,                          # one document: (V,) weights or a (1, V) row; >= 0, finite, not all 0
+                     y,                          # the other document, as x
+                     E,                          # (V, d) word vectors; only the rows x and y use must be finite
+                     *,
+                     metric: str = "euclidean",  # cost between word vectors: 'euclidean', 'sqeuclidean' or 'cityblock'
+                    ) -> tuple[np.ndarray, np.ndarray]:  # (m,) float64 costs and (m,) flows, in (x word, y word) order
     "Costs and masses `(m,), (m,)` of the word pairs that exchange mass in the optimal WMD flow from `x` to `y`."
     xi, a, yi, b, E, k = _doc_pair(x, y, E)
     code = _metric_code(metric)
@@ -667,6 +713,7 @@ def _potential_bound(DT, qa, u, g, known, r_ind, r_w, mins):
     for a in range(mins.shape[0]): total += qa[a] * mins[a]
     return total
 
+# %% ../nbs/wmd_impl.ipynb #c035bs1
 @jit
 def _shifted_ict_bound(C, a, b, g):
     "ICT of the costs C - g (C (n1, n2), a column shift g (n2,)) plus b.g: a lower bound of OT(a, b; C) for any g (plain ICT at g = 0)."
@@ -676,6 +723,7 @@ def _shifted_ict_bound(C, a, b, g):
         for j in range(C.shape[1]): S[i, j] = C[i, j] - g[j]
     return total + _ict_bound(S, a, b)
 
+# %% ../nbs/wmd_impl.ipynb #c035bs2
 @jit
 def _new_pool(V, n1):
     "An empty pool of query potentials: (U (_POOL, n1), their transforms G (_POOL, V), known (_POOL, V), state [size, newest slot])."
@@ -773,8 +821,18 @@ def _check_prefix(Xq: sp.csr_matrix, Xr: sp.csr_matrix):
                          f"of Xr; query row {differ[0]} is not reference row {differ[0]} ({len(differ)} rows differ)")
 
 # %% ../nbs/wmd_impl.ipynb #c038
-def wmd_knn(Xq, Xr, E, k: int, *, metric: str = "euclidean", n_jobs: int = 1, backend: str | None = None,
-            exclude_self: bool = False, chunk_size: int | None = None, return_stats: bool = False):
+def wmd_knn(Xq,                              # (nq, V) query weights, sparse or dense; >= 0, finite, no all-zero row
+            Xr,                              # (nr, V) reference weights, as Xq
+            E,                               # (V, d) finite word vectors, row w for word w
+            k: int,                          # neighbours per query, 1 <= k <= nr (nr - 1 with exclude_self)
+            *,
+            metric: str = "euclidean",       # cost between word vectors: 'euclidean', 'sqeuclidean' or 'cityblock'
+            n_jobs: int = 1,                 # joblib workers: > 0, -1 every core, -2 all but one, ... (not 0)
+            backend: str | None = None,      # None (loky; n_jobs 1: serial), 'loky', 'dask', 'threading', 'multiprocessing'
+            exclude_self: bool = False,      # True: query row i skips reference row i (Xq must be the first rows of Xr)
+            chunk_size: int | None = None,   # query rows per task, >= 1; None: ~4 tasks per worker, <= 64 rows each
+            return_stats: bool = False,      # True: a third item {'exact': transport problems solved, 'pairs': nq * nr}
+           ):  # dist (nq, k) float64 ascending, idx (nq, k) int64 rows of Xr (ties to the smaller), [stats]
     "Exact `k` nearest rows of `Xr (nr, V)` for every row of `Xq (nq, V)` by WMD: `(dist (nq, k), idx (nq, k))`, ascending, ties by index."
     k, n_jobs = check_int(k, "k"), check_n_jobs(n_jobs)
     if chunk_size is not None: chunk_size = check_int(chunk_size, "chunk_size", low=1)
@@ -800,7 +858,14 @@ def _pairwise_chunk(rows, Xq, Xr, E, code):
         _pairwise_query(_query_costs(E, qw, code), qw, Xq.data[Xq.indptr[q]:Xq.indptr[q + 1]].copy(), ptr, ind, dat, code != 1, out[a])
     return out
 
-def wmd_pairwise(Xq, Xr, E, *, metric: str = "euclidean", n_jobs: int = 1, backend: str | None = None) -> np.ndarray:
+def wmd_pairwise(Xq,                          # (nq, V) query weights, sparse or dense; >= 0, finite, no all-zero row
+                 Xr,                          # (nr, V) reference weights, as Xq
+                 E,                           # (V, d) finite word vectors, row w for word w
+                 *,
+                 metric: str = "euclidean",   # cost between word vectors: 'euclidean', 'sqeuclidean' or 'cityblock'
+                 n_jobs: int = 1,             # joblib workers: > 0, -1 every core, -2 all but one, ... (not 0)
+                 backend: str | None = None,  # None (loky; n_jobs 1: serial), 'loky', 'dask', 'threading', 'multiprocessing'
+                ) -> np.ndarray:              # (nq, nr) float64, between the rows scaled to sum 1
     "Exact WMD between every row of `Xq (nq, V)` and every row of `Xr (nr, V)`: `(nq, nr)`."
     n_jobs = check_n_jobs(n_jobs)
     Xq, Xr, E, _, code, shift = _prepare(Xq, Xr, E, metric)
@@ -820,6 +885,7 @@ def _tokens(doc, name: str) -> list[str]:
     if bad: raise TypeError(f"{name} must be a list of tokens (str), but holds {type(bad[0]).__name__} {bad[0]!r}")
     return tokens
 
+# %% ../nbs/wmd_impl.ipynb #c042s1
 def _token_lists(docs, name: str) -> list[list[str]]:
     "`docs` as a list of token lists; errors naming `name` (or the document `name[i]`) otherwise."
     if docs is None: raise TypeError(f"{name} is None; expected a list of token lists")
@@ -828,6 +894,7 @@ def _token_lists(docs, name: str) -> list[list[str]]:
                         "for two single documents use wmd_tokens(doc_a, doc_b, vectors)")
     return [_tokens(doc, f"{name}[{i}]") for i, doc in enumerate(docs)]
 
+# %% ../nbs/wmd_impl.ipynb #c042s2
 def _token_problem(docs: list[list[str]], names: list[str], vectors, normalize: bool) -> tuple[sp.csr_matrix, np.ndarray]:
     "Counts `(len(docs), V)` of the tokens of `docs` that `vectors` has, and their vectors `E (V, d) float64` (unit rows if `normalize`)."
     found = word_index(vectors)
@@ -844,14 +911,28 @@ def _token_problem(docs: list[list[str]], names: list[str], vectors, normalize: 
     E = as_points(matrix[np.array([index[w] for w in words], dtype=np.int64)], "vectors")
     return X, (normalize_rows(E) if normalize else E)
 
-def wmd_tokens(doc_a, doc_b, vectors, *, metric: str = "euclidean", normalize: bool = True) -> float:
+# %% ../nbs/wmd_impl.ipynb #c042s3
+def wmd_tokens(doc_a,                       # tokens (str), not one string; those without a vector are dropped
+               doc_b,                       # the other document's tokens, as doc_a; each needs one with a vector
+               vectors,                     # WordVectors (e.g. load_glove()) or gensim KeyedVectors, finite where used
+               *,
+               metric: str = "euclidean",   # cost between word vectors: 'euclidean', 'sqeuclidean' or 'cityblock'
+               normalize: bool = True,      # True: the word vectors are scaled to unit length first (zero ones stay 0)
+              ) -> float:                   # the WMD between the documents' token counts, each scaled to sum 1
     "Exact WMD between token lists `doc_a` and `doc_b` with word `vectors` (WordVectors or gensim KeyedVectors), as gensim's `wmdistance`."
     docs = [_tokens(doc_a, "doc_a"), _tokens(doc_b, "doc_b")]
     X, E = _token_problem(docs, ["doc_a", "doc_b"], vectors, normalize)
     return wmd(X[0], X[1], E, metric=metric)
 
-def wmd_tokens_pairwise(docs_a, docs_b, vectors, *, metric: str = "euclidean", normalize: bool = True,
-                        n_jobs: int = 1) -> np.ndarray:
+# %% ../nbs/wmd_impl.ipynb #c042s4
+def wmd_tokens_pairwise(docs_a,                      # list of token lists, each with a token that has a vector
+                        docs_b,                      # the other list of token lists, as docs_a
+                        vectors,                     # WordVectors or gensim KeyedVectors, finite where used
+                        *,
+                        metric: str = "euclidean",   # 'euclidean', 'sqeuclidean' or 'cityblock'
+                        normalize: bool = True,      # True: word vectors scaled to unit length first (zero ones stay 0)
+                        n_jobs: int = 1,             # joblib workers: > 0, -1 every core, -2 all but one, ... (not 0)
+                       ) -> np.ndarray:              # (len(docs_a), len(docs_b)) float64 WMDs
     "Exact WMD `(len(docs_a), len(docs_b))` between every token list of `docs_a` and every one of `docs_b`, each as `wmd_tokens` computes it."
     A, B = _token_lists(docs_a, "docs_a"), _token_lists(docs_b, "docs_b")
     names = [f"docs_a[{i}]" for i in range(len(A))] + [f"docs_b[{i}]" for i in range(len(B))]
@@ -861,7 +942,13 @@ def wmd_tokens_pairwise(docs_a, docs_b, vectors, *, metric: str = "euclidean", n
 # %% ../nbs/wmd_impl.ipynb #c046
 BOW_METRICS = ("cityblock", "euclidean")       # the L1 and L2 distances of the paper's baselines, in scipy's names
 
-def bow_distances(Xq, Xr, *, norm: str | None = "l1", metric: str = "cityblock", n_jobs: int | None = None) -> np.ndarray:
+def bow_distances(Xq,                          # (nq, V) weights, sparse or dense; >= 0, finite (all-zero rows allowed)
+                  Xr,                          # (nr, V) document weights as Xq, with the same V
+                  *,
+                  norm: str | None = "l1",     # rows scaled first: 'l1' (sum 1), 'l2' (length 1), None (as given)
+                  metric: str = "cityblock",   # 'cityblock' (L1) or 'euclidean' (L2)
+                  n_jobs: int | None = None,   # sklearn's pairwise_distances workers: > 0, -1 every core, ...; None: 1
+                 ) -> np.ndarray:              # (nq, nr) float64
     "Distances `(nq, nr)` between rows of `Xq` and `Xr` normalised by `norm` (None, 'l1', 'l2') under `metric` ('cityblock' or 'euclidean')."
     from sklearn.metrics import pairwise_distances
     norm, metric = check_choice(norm, "norm", (None, "l1", "l2")), check_metric(metric, BOW_METRICS)
@@ -881,7 +968,12 @@ def find_duplicates(X) -> list[np.ndarray]:
         groups.setdefault((X.indices[s:t].tobytes(), X.data[s:t].tobytes()), []).append(r)
     return sorted((np.array(g) for g in groups.values() if len(g) > 1), key=lambda g: g[0])
 
-def drop_duplicates(X, splits, *, seed: int = 0, keep: str = "last") -> tuple[np.ndarray, list]:
+def drop_duplicates(X,                    # (n, V) document weights, sparse or dense; equal rows are duplicates
+                    splits,               # splits, each a sequence of index arrays into X's rows, e.g. [(train, test)]
+                    *,
+                    seed: int = 0,        # seed of the random order of the rows, 0 <= seed < 2**32
+                    keep: str = "last",   # which row of a group stays: 'last' or 'first' in that order
+                   ) -> tuple[np.ndarray, list]:  # kept rows (m,) ascending; per split a tuple of positions among them
     "Rows to keep `(m,)` (one per duplicate group, chosen in a seeded random order) and `splits` re-indexed to them."
     keep = check_choice(keep, "keep", ("first", "last")); seed = check_int(seed, "seed", low=0, high=2 ** 32 - 1)
     X = as_document_weights(X, "X", allow_empty=True); n = X.shape[0]
@@ -905,7 +997,13 @@ def knn_predict(neigh_idx, y_ref, k: int) -> np.ndarray:
     np.add.at(votes, (np.repeat(np.arange(neigh_idx.shape[0]), k), codes[neigh_idx[:, :k]].ravel()), 1.0)
     return classes[votes.argmax(axis=1)]
 
-def wknn_predict(neigh_idx, neigh_dist, y_ref, gamma: float, *, stable: bool = False) -> np.ndarray:
+def wknn_predict(neigh_idx,             # (nq, k) int: each query's neighbours, indices into y_ref; all k vote
+                 neigh_dist,            # (nq, k) their distances
+                 y_ref,                 # (nr,) labels of the reference rows
+                 gamma: float,          # finite, > 0: a neighbour at distance d weighs exp(-d / gamma)
+                 *,
+                 stable: bool = False,  # True: d measured from the row's first distance, so not all weights underflow
+                ) -> np.ndarray:        # (nq,) labels with the largest summed weight, ties to the smallest label
     "Label `(nq,)` with the largest sum of weights `exp(-d/gamma)` over all given neighbours; ties to the smallest label."
     neigh_idx, neigh_dist = np.asarray(neigh_idx), np.asarray(neigh_dist, dtype=np.float64)
     gamma, stable = check_real(gamma, "gamma", low=0, low_open=True), check_bool(stable, "stable")
@@ -922,7 +1020,12 @@ def _topk_from_matrix(Dm: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     idx = np.argsort(Dm, axis=1, kind="stable")[:, :k].copy()   # a copy: a view would keep the whole (nq, nr) argsort alive
     return np.take_along_axis(Dm, idx, axis=1), idx
 
-def bow_neighbours(norm: str | None = "l1", metric: str = "cityblock", idf=None, *, n_jobs: int | None = None) -> Callable:
+def bow_neighbours(norm: str | None = "l1",    # rows scaled first: 'l1', 'l2' or None, as in `bow_distances`
+                   metric: str = "cityblock",  # 'cityblock' (L1) or 'euclidean' (L2)
+                   idf=None,                   # None: bag of words; (V,) finite, >= 0: TF-IDF, columns times idf
+                   *,
+                   n_jobs: int | None = None,  # workers of `bow_distances`: > 0, -1 every core, ...; None: 1
+                  ) -> Callable:  # (Xq, Xr, k) -> (dist (nq, k), idx (nq, k)), ascending, ties to the smaller index
     "A neighbour function `(Xq, Xr, k) -> (dist, idx)` for BOW (or TF-IDF with `idf`) under `norm`/`metric`."
     norm, metric = check_choice(norm, "norm", (None, "l1", "l2")), check_metric(metric, BOW_METRICS)
     def neighbours(Xq, Xr, k):
@@ -930,7 +1033,13 @@ def bow_neighbours(norm: str | None = "l1", metric: str = "cityblock", idf=None,
         return _topk_from_matrix(bow_distances(Xq, Xr, norm=norm, metric=metric, n_jobs=n_jobs), k)
     return neighbours
 
-def wmd_neighbours(E, *, metric: str = "euclidean", idf=None, n_jobs: int = 1, backend: str | None = None) -> Callable:
+def wmd_neighbours(E,                            # (V, d) finite word vectors, row w for word w
+                   *,
+                   metric: str = "euclidean",    # cost between word vectors: 'euclidean', 'sqeuclidean' or 'cityblock'
+                   idf=None,                     # None: bag of words; (V,) finite, >= 0: TF-IDF, columns times idf
+                   n_jobs: int = 1,              # workers of `wmd_knn`: > 0, -1 every core, -2 all but one, ... (not 0)
+                   backend: str | None = None,   # joblib backend, as in `wmd_knn` (None: loky; n_jobs 1: serial)
+                  ) -> Callable:  # (Xq, Xr, k) -> `wmd_knn(Xq, Xr, E, k, ...)`: (dist (nq, k), idx (nq, k))
     "A neighbour function `(Xq, Xr, k) -> (dist, idx)` by exact WMD (WMD-TF-IDF with `idf`)."
     def neighbours(Xq, Xr, k):
         if idf is not None: Xq, Xr = tfidf(Xq, idf), tfidf(Xr, idf)
@@ -956,6 +1065,7 @@ class WknnResult:
     predicted: np.ndarray           # (n_test,) the predicted label of every test document
     correct: np.ndarray             # (n_test,) bool: predicted == true label
 
+# %% ../nbs/wmd_impl.ipynb #c055s1
 def _split(n: int, test_size: float, seed: int, n_validation: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     "(fit, validation) positions of `train_test_split(range(n))`; at most `n_validation` validation positions (a seeded subset, order kept)."
     from sklearn.model_selection import train_test_split
@@ -965,6 +1075,7 @@ def _split(n: int, test_size: float, seed: int, n_validation: int | None = None)
         va = va[np.sort(np.random.default_rng(seed).permutation(len(va))[:n_validation])]
     return tr, va
 
+# %% ../nbs/wmd_impl.ipynb #c055s2
 def _labels(X_train, y_train, X_test, y_test) -> tuple[np.ndarray, np.ndarray]:
     "The label vectors, checked against the numbers of training and test documents."
     y_train, y_test = np.asarray(y_train), np.asarray(y_test)
@@ -974,8 +1085,17 @@ def _labels(X_train, y_train, X_test, y_test) -> tuple[np.ndarray, np.ndarray]:
     if len(y_test) == 0: raise ValueError("X_test has no rows: there is nothing to classify")
     return y_train, y_test
 
-def evaluate_knn(neighbours: Callable, X_train, y_train, X_test, y_test, *, kmax: int = 19, seed: int = 0,
-                 n_validation: int | None = None) -> KnnResult:
+# %% ../nbs/wmd_impl.ipynb #c055s3
+def evaluate_knn(neighbours: Callable,             # (Xq, Xr, k) -> (dist (nq, k), idx (nq, k)), ascending
+                 X_train,                          # (n_train, V) training documents, rows selectable by index arrays
+                 y_train,                          # (n_train,) their labels
+                 X_test,                           # (n_test, V) test documents, n_test >= 1
+                 y_test,                           # (n_test,) their labels
+                 *,
+                 kmax: int = 19,                   # k is chosen in 1..kmax; kmax >= 1 and at most the fit split's size
+                 seed: int = 0,                    # seed of the 80/20 split and validation subset, 0..2**32 - 1
+                 n_validation: int | None = None,  # >= 1: at most this many validation documents (seeded); None: all
+                ) -> KnnResult:  # error %, k, validation error % for k = 1..kmax, predicted and correct (n_test,)
     "Test error (%) and predictions of kNN with k in 1..kmax chosen on an 80/20 split of the training set (first best)."
     kmax = check_int(kmax, "kmax", low=1)
     y_train, y_test = _labels(X_train, y_train, X_test, y_test)
@@ -988,8 +1108,19 @@ def evaluate_knn(neighbours: Callable, X_train, y_train, X_test, y_test, *, kmax
     return KnnResult(100.0 * float(np.mean(predicted != y_test)), k,
                      tuple(100.0 * (1 - c / len(va)) for c in correct), predicted, predicted == y_test)
 
-def evaluate_wknn(neighbours: Callable, X_train, y_train, X_test, y_test, *, gammas=None, k: int = 19,
-                  seed: int = 0, stable: bool = False, n_validation: int | None = None) -> WknnResult:
+# %% ../nbs/wmd_impl.ipynb #c055s4
+def evaluate_wknn(neighbours: Callable,             # (Xq, Xr, k) -> (dist (nq, k), idx (nq, k)), ascending
+                  X_train,                          # (n_train, V) training documents, rows selectable by index arrays
+                  y_train,                          # (n_train,) their labels
+                  X_test,                           # (n_test, V) test documents, n_test >= 1
+                  y_test,                           # (n_test,) their labels
+                  *,
+                  gammas=None,                      # 1-D grid, non-empty, finite, > 0; None: 0.005, 0.01, ..., 0.1
+                  k: int = 19,                      # neighbours weighed per document, >= 1
+                  seed: int = 0,                    # seed of the 70/30 split and validation subset, 0..2**32 - 1
+                  stable: bool = False,             # True: weights relative to the nearest, as in `wknn_predict`
+                  n_validation: int | None = None,  # >= 1: at most this many validation documents (seeded); None: all
+                 ) -> WknnResult:  # error %, gamma, validation error % per gamma, predicted and correct (n_test,)
     "Test error (%) and predictions of weighted kNN (k neighbours, weights exp(-d/gamma)), gamma chosen on a 70/30 split."
     gammas = (np.arange(20) + 1) / 200 if gammas is None else np.asarray(gammas, dtype=np.float64)
     if gammas.ndim != 1 or len(gammas) == 0 or not (np.isfinite(gammas) & (gammas > 0)).all():
@@ -1016,7 +1147,12 @@ class CachedNeighbours:
         if check_int(kmax, "kmax") < 1: raise ValueError(f"kmax must be at least 1, got {kmax}")
         self.base, self.kmax, self.cache, self.seconds = neighbours, kmax, {}, 0.0   # seconds spent searching
 
-    def put(self, Xq, Xr, dist, idx):
+    def put(self,
+            Xq,     # (nq, V) queries of the search, sparse or dense (keyed by content)
+            Xr,     # (nr, V) references of the search
+            dist,   # (nq, k) distances of each query's neighbours, nearest first
+            idx,    # (nq, k) their rows in Xr
+           ):       # None; any lists stored for (Xq, Xr) are replaced
         "Store the lists `dist, idx : (nq, k)` of the search (Xq, Xr), found by other means."
         dist, idx = np.asarray(dist), np.asarray(idx)
         if dist.shape != idx.shape or dist.ndim != 2 or dist.shape[0] != Xq.shape[0]:
@@ -1047,8 +1183,14 @@ def _sorted_subset(sub, full, sub_name: str, full_name: str) -> np.ndarray:
         raise ValueError(f"{sub_name} must be a subset of {full_name}; {len(missing)} indices are not, e.g. {missing[0]}")
     return sub
 
-def restrict_neighbours(neighbours: CachedNeighbours, W, te, tr, te_sub, tr_sub, k: int = 19
-                        ) -> tuple[np.ndarray, np.ndarray]:
+def restrict_neighbours(neighbours: CachedNeighbours,  # stores or runs the search of rows te of W among rows tr
+                        W,                             # (n, V) all documents, rows selectable by index arrays
+                        te,                            # query rows of that search: strictly increasing rows of W
+                        tr,                            # its reference rows: strictly increasing rows of W
+                        te_sub,                        # the queries wanted: a strictly increasing subset of te
+                        tr_sub,                        # the references kept: a strictly increasing subset of tr
+                        k: int = 19                    # neighbours per query, 1 <= k <= len(tr_sub)
+                        ) -> tuple[np.ndarray, np.ndarray]:  # (len(te_sub), k): dist float64, idx int64 into tr_sub
     "Lists `(dist, idx) : (len(te_sub), k)` of rows `te_sub` of `W` among rows `tr_sub`, cut from the (te, tr) search."
     te, tr = _sorted_subset(te, te, "te", "te"), _sorted_subset(tr, tr, "tr", "tr")
     te_sub, tr_sub = _sorted_subset(te_sub, te, "te_sub", "te"), _sorted_subset(tr_sub, tr, "tr_sub", "tr")

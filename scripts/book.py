@@ -1,55 +1,120 @@
-"""Build the book: run every notebook of _toc.yml through papermill, stage the outputs, run Jupyter Book.
+"""Build the book: run the notebooks of book.yml through papermill, reuse what has not changed, run Jupyter Book.
 
-    python scripts/book.py                 # default parameters (scale="book"), HTML in _build/html
-    python scripts/book.py --scale smoke   # small parameters, what `make test` builds and checks
+    python scripts/book.py                    # default parameters (scale="book"), HTML in _build/html
+    python scripts/book.py --scale smoke      # small parameters, what `make test` builds and checks
+    python scripts/book.py --chapter wmd      # one chapter's pages only, HTML in _build/html-wmd
 
-Notebooks with a `parameters` cell get `scale` (only when not "book", so the book runs each notebook's own
-defaults). A notebook listed in SWEEPS is run once per value of its sweep parameter; every run writes its
-recorded numbers to _build/records/<notebook>-<value>.json and is a page of its own: the first value's run is
-the page `<notebook>`, each further value's run the page `<notebook>-<value>`. _toc.yml lists those pages
-(with their titles) like any other; a page whose run is not part of this build (the smoke build runs fewer
-values) is left out of the staged toc. Pages that assemble other pages' records (SUMMARIES) run after every
-other chapter page, the landing page last.
+book.yml declares the book: parts, pages, chapters, sweeps (a notebook run once per value of a parameter, each run
+a page of its own) and the pages that read other pages' records. Notebooks with a `parameters` cell get `scale`
+(only when not "book", so the book runs each notebook's own defaults). Every run writes its executed notebook to
+_build/executed/<stem>.ipynb, its recorded numbers to _build/records/<stem>.json, and what it depended on to
+_build/executed/<stem>.inputs.json: the notebook, its parameters, the package source, the lock and the records
+it read. A later build runs a notebook again only when one of those changed (or its outputs are missing), so a
+build with nothing changed runs nothing, and an edit to one chapter reruns that chapter and the pages that read
+its records. Before anything runs, the build stops if `nbdev_export` would change the package.
 """
 from __future__ import annotations
 
-import argparse, json, os, shutil, subprocess, sys, time
+import argparse, hashlib, json, os, shutil, subprocess, sys, time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 BUILD = Path(os.environ.get("EMBEVAL_BUILD_DIR", ROOT / "_build"))  # another folder lets two test runs share a tree
-SWEEPS = {"wmd": ("dataset", ["reuters", "20news", "ohsumed", "bbcsport", "twitter", "classic", "amazon"])}
-SMOKE_SWEEPS = {"wmd": ("dataset", ["reuters", "bbcsport"])}   # the first value of SWEEPS first: it is the page `<notebook>`
-SUMMARIES = ("wmd_tables",)   # read the records of other pages: executed after them
+
+
+def registry() -> dict:
+    "book.yml, parsed: the book's parts, pages and chapters (the file's header says what each key means)."
+    import yaml
+    return yaml.safe_load((ROOT / "book.yml").read_text())
+
+
+def _page(entry) -> dict:
+    "A page entry of book.yml as a mapping {page, reads, sweep, sections}."
+    entry = {"page": entry} if isinstance(entry, str) else dict(entry)
+    return {"reads": [], "sweep": None, "sections": [], **entry}
+
+
+def _pages(entries) -> list[dict]:
+    "Every page entry under `entries`, depth first in reading order (sections after their page)."
+    out = []
+    for e in map(_page, entries):
+        out += [e] + _pages(e["sections"])
+    return out
+
+
+def chapters() -> list[dict]:
+    "The chapter parts of book.yml in order: chapter (module), title, paper, reproduces, claims, pages."
+    return [part for part in registry()["parts"] if "chapter" in part]
+
+
+def notebooks() -> list[str]:
+    "Every notebook of the book (names under nbs/ without .ipynb): the root first, then in reading order."
+    return [registry()["root"]] + [e["page"] for part in registry()["parts"] for e in _pages(part["pages"])]
+
+
+def sweeps(scale: str = "book") -> dict[str, tuple[str, list[str]]]:
+    "{notebook: (parameter, values)} for every notebook run once per value; a smoke build runs the `smoke` values."
+    return {e["page"]: (e["sweep"]["parameter"], list(e["sweep"]["smoke" if scale == "smoke" else "titles"]))
+            for part in registry()["parts"] for e in _pages(part["pages"]) if e["sweep"]}
 
 
 def sweep_pages() -> dict[str, tuple[str, str]]:
     "{page: (notebook, sweep value)} for every run of every sweep at book scale (the first run's page is the notebook's)."
     return {(name if i == 0 else f"{name}-{v}"): (name, v)
-            for name, (_, values) in SWEEPS.items() for i, v in enumerate(values)}
-
-
-def _toc_entries(toc: dict) -> list[dict]:
-    "Every entry of a parsed toc with a `file`, in order (chapters and their sections, nested)."
-    out = []
-    def walk(entries):
-        for e in entries:
-            out.append(e); walk(e.get("sections", []))
-    for part in toc.get("parts", []): walk(part.get("chapters", []))
-    return out
+            for name, (_, values) in sweeps().items() for i, v in enumerate(values)}
 
 
 def toc_pages() -> list[str]:
-    "Page names (without nbs/ and .ipynb) in the order of _toc.yml, generated sweep pages included."
-    import yaml
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
-    return [Path(f).name for f in [toc["root"]] + [e["file"] for e in _toc_entries(toc)]]
+    "Every page of a book-scale build in reading order: the notebooks, each sweep's further runs after its first."
+    further = {}
+    for page, (name, _) in sweep_pages().items():
+        if page != name: further.setdefault(name, []).append(page)
+    return [p for name in notebooks() for p in [name] + further.get(name, [])]
 
 
-def toc_notebooks() -> list[str]:
-    "Notebook names (without nbs/ and .ipynb) in the order of _toc.yml: its pages except the further runs of a sweep."
-    generated = {page for page, (name, _) in sweep_pages().items() if page != name}
-    return [p for p in toc_pages() if p not in generated]
+def reads(name: str) -> list[str]:
+    "The notebooks whose records notebook `name` reads: those book.yml lists, and every other one for the root."
+    if name == registry()["root"]: return [n for n in notebooks() if n != name]
+    return next(e["reads"] for part in registry()["parts"] for e in _pages(part["pages"]) if e["page"] == name)
+
+
+def execution_order() -> list[str]:
+    "The notebooks in the order they run: pages that read other pages' records after those pages, the root last."
+    order = []
+    def visit(name):
+        if name in order: return
+        for r in reads(name): visit(r)
+        order.append(name)
+    for name in notebooks()[1:] + notebooks()[:1]: visit(name)
+    return order
+
+
+def sweep_titles() -> dict[str, str]:
+    "{page: title} for every run of every sweep at book scale."
+    titles = {e["page"]: e["sweep"]["titles"] for part in registry()["parts"] for e in _pages(part["pages"]) if e["sweep"]}
+    return {page: titles[name][value] for page, (name, value) in sweep_pages().items()}
+
+
+def notebook_of(page: str) -> str:
+    "The notebook a page is a run of."
+    return sweep_pages().get(page, (page, None))[0]
+
+
+def toc(pages: set[str]) -> dict:
+    """The Jupyter Book toc of a build whose pages are `pages`, in book.yml's order: a page this build did not run
+    is left out, and without the landing page (a one-chapter build) the first page is the root."""
+    root = registry()["root"] if registry()["root"] in pages else next(p for p in toc_pages() if p in pages)
+    titles = sweep_titles()
+    def entries(items) -> list[dict]:
+        out = []
+        for e in map(_page, items):
+            for p in (p for p in toc_pages() if notebook_of(p) == e["page"]):
+                if p in pages and p != root: out.append({"file": f"nbs/{p}", **({"title": titles[p]} if p in titles else {})})
+            sections = entries(e["sections"])
+            if sections and out: out[-1]["sections"] = sections
+        return out
+    parts = [{"caption": part["caption"], "chapters": entries(part["pages"])} for part in registry()["parts"]]
+    return {"format": "jb-book", "root": f"nbs/{root}", "parts": [p for p in parts if p["chapters"]]}
 
 
 def has_parameters(name: str) -> bool:
@@ -60,7 +125,7 @@ def has_parameters(name: str) -> bool:
 def runs(name: str, scale: str) -> list[tuple[str, dict]]:
     "(output stem, parameters) for each papermill run of notebook `name`."
     params = {"scale": scale} if scale != "book" and has_parameters(name) else {}
-    sweep = (SMOKE_SWEEPS if scale == "smoke" else SWEEPS).get(name)
+    sweep = sweeps(scale).get(name)
     if sweep is None: return [(name, params)]
     key, values = sweep
     return [(f"{name}-{v}", {**params, key: v}) for v in values]
@@ -68,9 +133,9 @@ def runs(name: str, scale: str) -> list[tuple[str, dict]]:
 
 def page_of(name: str, stem: str, params: dict) -> str:
     "The page that the run `stem` of notebook `name` with `params` becomes (see `sweep_pages`)."
-    if name not in SWEEPS: return name
-    value = params[SWEEPS[name][0]]
-    return next(page for page, run in sweep_pages().items() if run == (name, value))
+    sweep = sweeps().get(name)
+    if sweep is None: return name
+    return next(page for page, run in sweep_pages().items() if run == (name, params[sweep[0]]))
 
 
 def executed_dir(scale: str) -> Path:
@@ -81,20 +146,78 @@ def records_dir(scale: str) -> Path:
     return BUILD / ("records" if scale == "book" else f"records-{scale}")
 
 
+def _sha256(path: Path) -> str | None:
+    "The sha256 of a file's bytes (None if it does not exist)."
+    return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
+
+
+def package_hash() -> str:
+    "One sha256 over every file of the package source (embeval_nb/, compiled caches aside): paths and bytes."
+    h = hashlib.sha256()
+    for f in sorted((ROOT / "embeval_nb").rglob("*")):
+        if f.is_file() and "__pycache__" not in f.parts:
+            h.update(str(f.relative_to(ROOT)).encode() + b"\0" + f.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def run_inputs(name: str, params: dict, scale: str, package: str | None = None) -> dict:
+    """Everything a run of notebook `name` with `params` depends on: the notebook, its parameters, the package source,
+    the lock, and the records it reads. The package holds the data registry (every data file's sha256, checked
+    on load), so data that differ fail the run rather than pass unseen. `package` saves rehashing per run."""
+    return {"notebook": _sha256(ROOT / "nbs" / f"{name}.ipynb"), "parameters": params,
+            "package": package or package_hash(), "lock": _sha256(ROOT / "requirements.lock"),
+            "reads": {f.name: _sha256(f) for r in reads(name) for f in sorted(records_dir(scale).glob(f"{r}*.json"))
+                      if f.stem == r or f.stem.startswith(f"{r}-")}}
+
+
+def _inputs_file(stem: str, scale: str) -> Path:
+    return executed_dir(scale) / f"{stem}.inputs.json"
+
+
+def stale_because(name: str, stem: str, params: dict, scale: str, package: str | None = None) -> list[str]:
+    """Why the last run `stem` cannot be reused: the inputs that changed since it ran ('never run' if there is no
+    complete run). An empty list means its output and records are those the current inputs would make."""
+    saved = _inputs_file(stem, scale)
+    if not (saved.is_file() and (executed_dir(scale) / f"{stem}.ipynb").is_file()): return ["never run"]
+    before, now = json.loads(saved.read_text()), run_inputs(name, params, scale, package)
+    if before.pop("record", None) != _sha256(records_dir(scale) / f"{stem}.json"): return ["its records"]
+    return [k for k in now if before.get(k) != now[k]]
+
+
 def execute(name: str, stem: str, params: dict, scale: str) -> Path:
-    "Run nbs/<name>.ipynb with `params` into the scale's executed folder, recording to <records>/<stem>.json."
+    """Run nbs/<name>.ipynb with `params` into the scale's executed folder, recording to <records>/<stem>.json;
+    what the run depended on is saved beside its output (<stem>.inputs.json) for `stale_because`."""
     import papermill as pm
     out = executed_dir(scale) / f"{stem}.ipynb"; out.parent.mkdir(parents=True, exist_ok=True)
     records = records_dir(scale) / f"{stem}.json"; records.parent.mkdir(parents=True, exist_ok=True)
-    if records.exists(): records.unlink()
+    saved = _inputs_file(stem, scale)
+    for f in (records, saved): f.unlink(missing_ok=True)
+    inputs = run_inputs(name, params, scale)
     os.environ["EMBEVAL_RECORD_DIR"] = str(records.parent)
     os.environ["EMBEVAL_RECORD_FILE"] = str(records)
     os.environ["EMBEVAL_PROGRESS"] = "0"  # progress bars are for interactive runs, not for the pages
     t = time.time()
     pm.execute_notebook(str(ROOT / "nbs" / f"{name}.ipynb"), str(out), parameters=params, cwd=str(ROOT),
                         kernel_name="python3", progress_bar=False)
+    saved.write_text(json.dumps({**inputs, "record": _sha256(records)}, indent=1))
     print(f"[book] {stem}: {time.time() - t:.0f} s {params}", flush=True)
     return out
+
+
+def execute_stale(scale: str, notebooks_: list[str] | None = None) -> dict[str, Path]:
+    """Run every notebook of the book (or those in `notebooks_`) whose last run is stale, in `execution_order`;
+    reuse the rest. Returns {page: executed notebook} for the pages run or reused."""
+    executed, package = {}, package_hash()
+    for name in execution_order():
+        if notebooks_ is not None and name not in notebooks_: continue
+        for stem, params in runs(name, scale):
+            why = stale_because(name, stem, params, scale, package)
+            if why:
+                print(f"[book] {stem}: runs ({', '.join(why)} changed)" if why != ["never run"] else f"[book] {stem}: runs",
+                      flush=True)
+                execute(name, stem, params, scale)
+            executed[page_of(name, stem, params)] = executed_dir(scale) / f"{stem}.ipynb"
+    return executed
 
 
 def _source(cell: dict) -> str:
@@ -142,40 +265,21 @@ def relabel(nb: dict, suffix: str) -> dict:
     return nb
 
 
-def staged_toc(pages: set[str]) -> dict:
-    "_toc.yml without the sweep pages that are not in `pages` (runs this build did not make)."
-    import yaml
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
-    generated = set(sweep_pages())
-    keep = lambda e: Path(e["file"]).name in pages or Path(e["file"]).name not in generated
-    def prune(entries):
-        out = []
-        for e in entries:
-            if not keep(e): continue
-            if "sections" in e:
-                e["sections"] = prune(e["sections"])
-                if not e["sections"]: del e["sections"]
-            out.append(e)
-        return out
-    for part in toc.get("parts", []): part["chapters"] = prune(part["chapters"])
-    return toc
-
-
 def stage(executed: dict[str, Path], dest: Path) -> Path:
     "Copy config, toc, executed notebooks (`{page: path}`) and MathJax into dest, the folder Jupyter Book builds."
     import yaml
     if dest.exists(): shutil.rmtree(dest)
     (dest / "nbs").mkdir(parents=True)
     for f in ("_config.yml", "references.bib"): shutil.copy(ROOT / f, dest / f)
-    toc = staged_toc(set(executed))
-    (dest / "_toc.yml").write_text(yaml.safe_dump(toc, sort_keys=False))
-    titles = {Path(e["file"]).name: e["title"] for e in _toc_entries(toc) if "title" in e}
+    staged = toc(set(executed))
+    (dest / "_toc.yml").write_text(yaml.safe_dump(staged, sort_keys=False))
+    titles = sweep_titles()
     shutil.copytree(ROOT / "_ext", dest / "_ext")
-    sweeps = sweep_pages()
+    runs_of = sweep_pages()
     for page, path in executed.items():
         nb = hide_injected_parameters(json.loads(path.read_text()))
-        if page in sweeps:
-            name, value = sweeps[page]
+        if page in runs_of:
+            name, value = runs_of[page]
             if page in titles: nb = retitle(nb, titles[page])
             if page != name: nb = relabel(nb, f"-{value}")
         (dest / "nbs" / f"{page}.ipynb").write_text(json.dumps(nb))
@@ -186,27 +290,62 @@ def stage(executed: dict[str, Path], dest: Path) -> Path:
     return dest
 
 
-def build(scale: str = "book", only: list[str] | None = None) -> Path:
-    "Execute (all, or only the notebooks in `only` plus any never run), stage and build; returns the HTML folder."
-    executed = {}
-    names = toc_notebooks()
-    order = [n for n in names[1:] if n not in SUMMARIES] + [n for n in names[1:] if n in SUMMARIES] + names[:1]
-    for name in order:  # summaries after the pages they read, the landing page last: it summarises every chapter
-        for stem, params in runs(name, scale):
-            path = executed_dir(scale) / f"{stem}.ipynb"
-            if only is None or name in only or not path.exists():
-                path = execute(name, stem, params, scale)
-            executed[page_of(name, stem, params)] = path
+def copy_project(dest: Path) -> Path:
+    "Copy what nbdev needs (settings, notebooks, package source) into `dest`, to run nbdev there and compare."
+    for f in ("settings.ini", "setup.py", "README.md"): shutil.copy(ROOT / f, dest / f)
+    shutil.copytree(ROOT / "nbs", dest / "nbs")
+    shutil.copytree(ROOT / "embeval_nb", dest / "embeval_nb", ignore=shutil.ignore_patterns("__pycache__"))
+    return dest
+
+
+def files_of(folder: Path) -> dict[str, bytes]:
+    "{path relative to `folder`: bytes} of every file under it, compiled caches aside."
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.is_file() and "__pycache__" not in p.parts}
+
+
+def stale_exports() -> list[str]:
+    "The package files that `nbdev_export` would change: the package does not match the notebooks if any."
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        proj = copy_project(Path(tmp))
+        before = files_of(proj / "embeval_nb")
+        subprocess.run([str(Path(sys.executable).parent / "nbdev_export")], cwd=proj, check=True)
+        after = files_of(proj / "embeval_nb")
+    return sorted(f"embeval_nb/{k}" for k in before.keys() | after.keys() if before.get(k) != after.get(k))
+
+
+def check_exports() -> None:
+    "Stop with a clear message when the package does not match the notebooks (a book would run stale code)."
+    changed = stale_exports()
+    if changed:
+        sys.exit(f"[book] the package does not match the notebooks: nbdev_export would change {', '.join(changed)}. "
+                 "Run nbdev_export (or undo the hand edit to the package) and build again.")
+
+
+def build(scale: str = "book", chapter: str | None = None) -> Path:
+    """Run what is stale, stage and build the book (or one `chapter`'s pages); returns the HTML folder.
+    A chapter build runs only that chapter's notebooks and those whose records they read."""
+    names = None
+    if chapter is not None:
+        part = next((p for p in chapters() if p["chapter"] == chapter), None)
+        if part is None: raise SystemExit(f"unknown chapter {chapter!r}; book.yml has {', '.join(c['chapter'] for c in chapters())}")
+        names = [e["page"] for e in _pages(part["pages"])]
+        names += [r for n in names for r in reads(n) if r not in names]
+    executed = execute_stale(scale, names)
     pages = [p for p in toc_pages() if p in executed]
-    for page in sorted(set(executed) - set(pages)): print(f"[book] {page} is not in _toc.yml: not staged", flush=True)
-    src = stage({page: executed[page] for page in pages}, BUILD / f"book-src-{scale}")
+    if chapter is not None:   # the chapter's own pages: the pages whose records they read ran, but are not shown
+        own = {e["page"] for e in _pages(part["pages"])}
+        pages = [p for p in pages if notebook_of(p) in own]
+    src = stage({page: executed[page] for page in pages}, BUILD / f"book-src-{scale}" + (f"-{chapter}" if chapter else ""))
     subprocess.run([str(Path(sys.executable).parent / "jupyter-book"), "build", str(src), "--warningiserror", "--keep-going",
                     "--quiet"], check=True, cwd=ROOT)
     html = BUILD / ("html" if scale == "book" else f"html-{scale}")
+    if chapter is not None: html = html.with_name(f"{html.name}-{chapter}")
     if html.exists(): shutil.rmtree(html)
     shutil.copytree(src / "_build" / "html", html)
     print(f"[book] built {html / 'index.html'}")
-    if scale == "book":   # the README's verdicts are generated from these records: say when they are stale
+    if scale == "book" and chapter is None:   # the README's verdicts are generated from these records: say when they are stale
         import readme_claims
         if readme_claims.main(["--records", str(records_dir(scale)), "--check"]) != 0:
             print("[book] README.md's claims blocks are stale: run scripts/readme_claims.py", flush=True)
@@ -216,6 +355,7 @@ def build(scale: str = "book", only: list[str] | None = None) -> Path:
 if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--scale", default="book", choices=["smoke", "book", "paper"])
-    ap.add_argument("--only", nargs="*", help="re-execute only these notebooks; reuse earlier outputs of the rest")
+    ap.add_argument("--chapter", help="build only this chapter of book.yml (its pages and the pages they read)")
     a = ap.parse_args()
-    build(a.scale, a.only)
+    check_exports()
+    build(a.scale, a.chapter)

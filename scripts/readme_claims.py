@@ -4,28 +4,23 @@
     python scripts/readme_claims.py --check    # exit 1 if the README's blocks are not what the records say
 
 Two blocks, each between its markers in README.md. The verdict counts of every chapter (COUNTS_START, COUNTS_END)
-come from each chapter's records (`<chapter>.json`; for wmd the cross-data-set verdicts of `wmd_tables.json`).
+come from the claims record book.yml names for the chapter (for wmd the cross-data-set verdicts of `wmd_tables.json`).
 The wmd block (START, END) is made from the records of the cross-data-set page (`wmd_tables.json`: every claim's
 verdict across the data sets and the per-data-set grid) and of each data set's run (`wmd-<dataset>.json`: the
 verdict counts), all in the records folder of the book build.
 """
 from __future__ import annotations
 
-import argparse, json, os, sys
+import argparse, json, sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+import book  # scripts/book.py: the book's registry (book.yml) and where its records are
+from embeval_nb.stats import VERDICTS
+
+ROOT = book.ROOT
 START, END = "<!-- wmd-claims:start (scripts/readme_claims.py writes this block) -->", "<!-- wmd-claims:end -->"
 COUNTS_START, COUNTS_END = ("<!-- claims-counts:start (scripts/readme_claims.py writes this block) -->",
                              "<!-- claims-counts:end -->")
-VERDICTS = ("holds", "fails", "undecided", "untested")
-CHAPTERS = {"wmd": ("wmd_tables.json", "wmd/tables/claims"), "crossmatch": ("crossmatch.json", "crossmatch/claims"),
-            "corpus_distance": ("corpus_distance.json", "corpus_distance/claims"), "n2o": ("n2o.json", "n2o/claims"),
-            "retrofit": ("retrofit.json", "retrofit/claims")}
-
-
-def default_records() -> Path:
-    return Path(os.environ.get("EMBEVAL_BUILD_DIR", ROOT / "_build")) / "records"
 
 
 def block(records: Path) -> str:
@@ -68,8 +63,9 @@ def block(records: Path) -> str:
 def counts_block(records: Path) -> str:
     "The README block of verdict counts: one row per chapter, from that chapter's records."
     lines = [COUNTS_START, "| chapter | claims | holds | fails | undecided | untested |", "|---|---|---|---|---|---|"]
-    for chapter, (name, key) in CHAPTERS.items():
-        path = records / name
+    for part in book.chapters():
+        chapter, (stem, key) = part["chapter"], part["claims"]
+        path = records / f"{stem}.json"
         if not path.is_file(): raise FileNotFoundError(f"{path} is missing: build the book first (make book)")
         claims = json.loads(path.read_text())[key]
         n = [sum(c["verdict"] == v for c in claims) for v in VERDICTS]
@@ -112,7 +108,7 @@ def main(argv=None) -> int:
     ap.add_argument("--readme", type=Path, default=ROOT / "README.md")
     a = ap.parse_args(argv)
     text = a.readme.read_text()
-    records = a.records or default_records()
+    records = a.records or book.records_dir("book")
     new = rewrite(rewrite(text, block(records)), counts_block(records), COUNTS_START, COUNTS_END)
     if a.check:
         if new != text:

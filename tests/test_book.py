@@ -1,5 +1,6 @@
-"""The book builds (warnings as errors, no network) and its pages render in headless Chromium without console errors."""
-import re, shutil, subprocess
+"""The book's registry (book.yml), its execution cache, the build (warnings as errors, no network), and its pages
+rendered in headless Chromium without console errors."""
+import json, re, shutil, subprocess
 from pathlib import Path
 
 import pytest
@@ -12,9 +13,121 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
          "--enable-logging=stderr", "--v=0", "--virtual-time-budget=8000", "--window-size=1280,900"]
 
 
+# --- the registry ----------------------------------------------------------------------------------------------
+
+def test_every_notebook_is_a_page_of_book_yml_once():
+    names = book.notebooks()
+    assert sorted(names) == sorted(p.stem for p in (book.ROOT / "nbs").glob("*.ipynb")) and len(set(names)) == len(names)
+
+
+def test_each_chapter_has_its_three_notebooks_and_a_claims_record_of_its_own():
+    for part in book.chapters():
+        c, pages = part["chapter"], [e["page"] for e in book._pages(part["pages"])]
+        assert {f"{c}_theory", f"{c}_impl", c} <= set(pages), c
+        assert part["claims"][0] in pages and part["claims"][1].startswith(f"{c}/") and part["title"] and part["paper"]
+        assert f"@" in (book.ROOT / "references.bib").read_text().split(part["paper"] + ",")[0][-40:], part["paper"]
+
+
+def test_every_data_set_is_a_page_of_the_toc():
+    pages, sweep, (parameter, values) = book.toc_pages(), book.sweep_pages(), book.sweeps()["wmd"]
+    assert parameter == "dataset" and set(sweep) <= set(pages) and sweep["wmd"] == ("wmd", values[0])
+    assert [v for _, v in sweep.values()] == values and (set(sweep) - {"wmd"}).isdisjoint(book.notebooks())
+    assert pages.index("wmd_tables") < pages.index("wmd") < pages.index("wmd-20news")
+    assert book.sweeps("smoke")["wmd"][1][0] == values[0]     # the page `wmd` exists in every build
+    assert [book.page_of("wmd", s, p) for s, p in book.runs("wmd", "book")] == list(sweep)
+
+
+def _files(toc: dict) -> list[dict]:
+    "Every entry of a toc with a file, depth first."
+    out = []
+    def walk(entries):
+        for e in entries: out.append(e); walk(e.get("sections", []))
+    for part in toc["parts"]: walk(part["chapters"])
+    return out
+
+
+def test_the_toc_follows_book_yml_and_keeps_only_the_pages_of_this_build():
+    full = book.toc(set(book.toc_pages()))
+    assert full["root"] == "nbs/index" and [e["file"] for e in _files(full)] == [f"nbs/{p}" for p in book.toc_pages()[1:]]
+    toc = book.toc(set(book.notebooks()) | {"wmd-20news"})
+    files = [e["file"] for e in _files(toc)]
+    assert "nbs/wmd" in files and "nbs/wmd-20news" in files and "nbs/wmd-amazon" not in files
+    assert next(e for e in _files(toc) if e["file"] == "nbs/wmd-20news")["title"] == "WMD on 20 Newsgroups"
+    tables = next(e for e in _files(toc) if e["file"] == "nbs/wmd_tables")
+    assert [e["file"] for e in tables["sections"]] == ["nbs/wmd", "nbs/wmd-20news"]
+    one = book.toc({"n2o_theory", "n2o_impl", "n2o"})   # a one-chapter build: its first page is the root
+    assert one["root"] == "nbs/n2o_theory" and [e["file"] for e in _files(one)] == ["nbs/n2o_impl", "nbs/n2o"]
+
+
+def test_pages_run_after_the_records_they_read():
+    order = book.execution_order()
+    assert sorted(order) == sorted(book.notebooks()) and order[-1] == book.registry()["root"]
+    for name in order:
+        assert all(order.index(r) < order.index(name) for r in book.reads(name)), name
+    assert book.reads("wmd_tables") == ["wmd"]
+
+
+# --- the execution cache ------------------------------------------------------------------------------------------
+
+NOTEBOOK = lambda *sources: {"nbformat": 4, "nbformat_minor": 5, "metadata": {"kernelspec": {"name": "python3",
+    "display_name": "Python 3", "language": "python"}}, "cells": [{"cell_type": "code", "id": f"c{i}", "metadata": {},
+    "execution_count": None, "outputs": [], "source": s} for i, s in enumerate(sources)]}
+WRITE_RECORD = 'import os, json, time; open(os.environ["EMBEVAL_RECORD_FILE"], "w").write(json.dumps({"t": time.time()}))'
+
+
+@pytest.fixture
+def tiny_book(tmp_path, monkeypatch):
+    """A book of four notebooks in a folder of its own: `a` and `c`, `b` that reads a's records, and the landing page
+    `index` (reads every record). Returns (root, runs): `runs` lists the stems executed so far."""
+    (tmp_path / "nbs").mkdir(); (tmp_path / "embeval_nb").mkdir()
+    (tmp_path / "book.yml").write_text("root: index\nparts:\n  - caption: Only\n    pages: [a, {page: b, reads: [a]}, c]\n")
+    for name in "abc" + "":
+        (tmp_path / "nbs" / f"{name}.ipynb").write_text(json.dumps(NOTEBOOK(WRITE_RECORD)))
+    (tmp_path / "nbs" / "index.ipynb").write_text(json.dumps(NOTEBOOK("1 + 1")))
+    (tmp_path / "embeval_nb" / "x.py").write_text("X = 1\n"); (tmp_path / "requirements.lock").write_text("numpy==2\n")
+    monkeypatch.setattr(book, "ROOT", tmp_path); monkeypatch.setattr(book, "BUILD", tmp_path / "_build")
+    monkeypatch.setenv("EMBEVAL_RECORD_DIR", ""); monkeypatch.setenv("EMBEVAL_RECORD_FILE", "")
+    runs, execute = [], book.execute
+    monkeypatch.setattr(book, "execute", lambda name, stem, params, scale: (runs.append(stem), execute(name, stem, params, scale))[1])
+    return tmp_path, runs
+
+
+def _rerun(runs) -> list[str]:
+    runs.clear(); book.execute_stale("smoke"); return sorted(runs)
+
+
+def test_a_build_reruns_exactly_what_changed(tiny_book):
+    root, runs = tiny_book
+    assert _rerun(runs) == ["a", "b", "c", "index"]
+    assert _rerun(runs) == []                                                   # nothing changed: nothing runs
+    (root / "nbs" / "c.ipynb").write_text(json.dumps(NOTEBOOK(WRITE_RECORD, "2")))
+    assert _rerun(runs) == ["c", "index"]                                       # c, and the page that reads it
+    (root / "nbs" / "a.ipynb").write_text(json.dumps(NOTEBOOK(WRITE_RECORD, "3")))
+    assert _rerun(runs) == ["a", "b", "index"]                                  # a, and b and index read it
+    (root / "embeval_nb" / "x.py").write_text("X = 2\n")
+    assert _rerun(runs) == ["a", "b", "c", "index"]                             # the package: everything
+    (root / "requirements.lock").write_text("numpy==3\n")
+    assert _rerun(runs) == ["a", "b", "c", "index"]                             # the lock: everything
+    (book.records_dir("smoke") / "c.json").unlink()
+    assert _rerun(runs) == ["c", "index"]                                       # an output gone: never reused
+    (book.executed_dir("smoke") / "b.ipynb").unlink()
+    assert _rerun(runs) == ["b", "index"]
+    assert _rerun(runs) == []
+    assert book.stale_because("c", "c", {"scale": "smoke"}, "smoke") == ["parameters"]
+
+
+def test_a_hand_edit_to_the_package_stops_the_build(tmp_path, monkeypatch):
+    book.copy_project(tmp_path)
+    with open(tmp_path / "embeval_nb" / "stats.py", "a") as f: f.write("\nEDITED_BY_HAND = 1\n")
+    monkeypatch.setattr(book, "ROOT", tmp_path)
+    assert book.stale_exports() == ["embeval_nb/stats.py"]
+    with pytest.raises(SystemExit, match="nbdev_export would change embeval_nb/stats.py"):
+        book.check_exports()
+
+
 @pytest.fixture(scope="session")
 def smoke_html(run_notebook):
-    return book.build("smoke", only=[])  # executes only the notebooks no other test has run this session
+    return book.build("smoke")  # reuses every notebook another test already ran this session with the same inputs
 
 
 def render(page: Path, tmp_path):
@@ -28,8 +141,14 @@ def render(page: Path, tmp_path):
 
 @pytest.mark.book_last
 def test_book_has_every_page(smoke_html):
-    for name in book.toc_notebooks():
+    for name in book.notebooks():
         assert (smoke_html / "nbs" / f"{name}.html").is_file(), name
+
+
+@pytest.mark.book_last
+def test_a_second_build_with_nothing_changed_runs_nothing(smoke_html, monkeypatch):
+    monkeypatch.setattr(book, "execute", lambda *a: pytest.fail(f"{a[1]} ran again with nothing changed"))
+    assert set(book.notebooks()) <= set(book.execute_stale("smoke"))
 
 
 @pytest.mark.book_last

@@ -202,3 +202,14 @@ def test_vocab_index_of_words_dicts_and_word_vectors():
 def test_vocab_index_bad_input(vocab, n_rows, error, match):
     with pytest.raises(error, match=match):
         vocab_index(vocab, n_rows)
+
+
+def test_document_weights_leave_the_callers_matrix_alone():
+    "A float64 CSR input with a duplicate entry and an explicit zero: the canonical copy is returned, the input untouched."
+    import scipy.sparse as sp
+    from embeval_nb.embeddings import as_document_weights
+    X = sp.csr_matrix((np.array([1.0, 2.0, 0.0, 3.0]), np.array([1, 1, 0, 2]), np.array([0, 2, 4])), shape=(2, 3))
+    before = [a.copy() for a in (X.data, X.indices, X.indptr)]
+    W = as_document_weights(X, "X")
+    assert all(np.array_equal(a, b) for a, b in zip((X.data, X.indices, X.indptr), before))
+    assert np.array_equal(W.toarray(), [[0, 3, 0], [0, 0, 3]]) and W.nnz == 2

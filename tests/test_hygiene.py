@@ -4,6 +4,8 @@ from pathlib import Path
 
 import pytest
 
+import book  # scripts/book.py (conftest puts scripts/ on the path)
+
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "nbs").glob("*.ipynb"))
 BIN = Path(sys.executable).parent
@@ -16,33 +18,16 @@ def test_notebook_has_no_outputs(nb):
     assert not dirty, f"{nb.name}: cells {dirty} carry outputs; strip them (nbconvert --clear-output, nbdev_clean)"
 
 
-def _copy_project(tmp_path):
-    for f in ("settings.ini", "setup.py", "README.md"):
-        shutil.copy(ROOT / f, tmp_path / f)
-    shutil.copytree(ROOT / "nbs", tmp_path / "nbs")
-    shutil.copytree(ROOT / "embeval_nb", tmp_path / "embeval_nb", ignore=shutil.ignore_patterns("__pycache__"))
-    return tmp_path
-
-
-def _tree(folder):
-    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*"))
-            if p.is_file() and "__pycache__" not in p.parts}
-
-
-def test_nbdev_export_leaves_the_package_unchanged(tmp_path):
-    proj = _copy_project(tmp_path)
-    before = _tree(proj / "embeval_nb")
-    subprocess.run([str(BIN / "nbdev_export")], cwd=proj, check=True)
-    after = _tree(proj / "embeval_nb")
-    changed = sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
+def test_nbdev_export_leaves_the_package_unchanged():
+    changed = book.stale_exports()
     assert not changed, f"nbdev_export changes {changed}: the package was edited by hand or not re-exported"
 
 
 def test_notebooks_are_exactly_what_nbdev_clean_makes(tmp_path):
-    proj = _copy_project(tmp_path)
-    before = _tree(proj / "nbs")
+    proj = book.copy_project(tmp_path)
+    before = book.files_of(proj / "nbs")
     subprocess.run([str(BIN / "nbdev_clean")], cwd=proj, check=True)
-    after = _tree(proj / "nbs")
+    after = book.files_of(proj / "nbs")
     changed = sorted(k for k in before if before[k] != after[k])
     assert not changed, f"nbdev_clean changes {changed}: run it before committing"
 
@@ -54,21 +39,13 @@ def test_parameters_and_book_tags_survive_nbdev_clean(tmp_path):
                      "metadata": {"tags": ["remove-cell"]}, "source": ["#| hide\nimport os"]}],
           "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"}},
           "nbformat": 4, "nbformat_minor": 5}
-    proj = _copy_project(tmp_path)
+    proj = book.copy_project(tmp_path)
     path = proj / "nbs" / "tagged.ipynb"
     path.write_text(json.dumps(nb))
     subprocess.run([str(BIN / "nbdev_clean"), "--fname", str(path)], cwd=proj, check=True)
     cells = json.loads(path.read_text())["cells"]
     assert [c["metadata"].get("tags") for c in cells] == [["parameters"], ["remove-cell"]]
     assert cells[0]["execution_count"] is None and "collapsed" not in cells[0]["metadata"]
-
-
-def test_every_notebook_is_in_the_toc_or_a_known_extra():
-    import yaml
-    toc = (ROOT / "_toc.yml").read_text()
-    missing = [nb.stem for nb in NOTEBOOKS if f"nbs/{nb.stem}\n" not in toc + "\n"]
-    assert not missing, f"notebooks not in _toc.yml: {missing}"
-    yaml.safe_load(toc)
 
 
 def _cells(nb: Path) -> list[dict]:
@@ -142,3 +119,30 @@ def test_prose_numbers_are_the_papers(page):
              for x in _numbers("".join(c["source"])) - allowed - CONVENTIONS}
     assert not typed, (f"{page}: numbers typed into prose that the paper does not print (cell, number): {sorted(typed)}; "
                        "generate the sentence from the records instead")
+
+
+def _public_callables():
+    "(qualified name, function) for every public function and public method of a public class the package defines."
+    import importlib, inspect
+    for path in sorted((ROOT / "embeval_nb").glob("*.py")):
+        if path.stem.startswith("_"): continue
+        module = importlib.import_module(f"embeval_nb.{path.stem}")
+        for name, obj in vars(module).items():
+            if name.startswith("_") or getattr(obj, "__module__", None) != module.__name__: continue
+            if inspect.isfunction(obj): yield f"{path.stem}.{name}", obj
+            elif inspect.isclass(obj):
+                yield from ((f"{path.stem}.{name}.{m}", f) for m, f in vars(obj).items()
+                            if not m.startswith("_") and inspect.isfunction(f))
+
+
+def test_functions_with_more_than_three_parameters_document_each_one():
+    "nbdev's docments style: a comment after each parameter (self aside) says what it is, its shape and its range."
+    import inspect
+    from fastcore.docments import docments
+    missing = []
+    for name, f in _public_callables():
+        params = [p for p in inspect.signature(f).parameters if p not in ("self", "cls")]
+        if len(params) <= 3: continue
+        docs = docments(f, full=False, args_kwargs=True)
+        missing += [f"{name}({p})" for p in params if not docs.get(p)]
+    assert not missing, f"parameters without a docments comment: {', '.join(missing)}"

@@ -446,3 +446,18 @@ def test_check_corpus_passes_corpora_through():
         out = check_corpus(S)
         assert out.format == "csr" and (out != S.tocsr()).nnz == 0
     assert check_corpus(np.ones((2, 2), bool)).dtype == bool
+
+
+def test_nearest_pass_rejects_lists_it_cannot_keep():
+    "P against itself keeps one list per row (k_rows); each list asks for no more rows than there are."
+    from embeval_nb.metrics import prepare
+    from embeval_nb.neighbours import nearest_pass
+    rng = make_rng(0)
+    P, Q = prepare(rng.normal(size=(5, 3))), prepare(rng.normal(size=(4, 3)))
+    with pytest.raises(ValueError, match="k_cols=2 needs Q"): nearest_pass(P, None, 0, 2)
+    with pytest.raises(ValueError, match="k_rows must be an integer in 0..4, got 5"): nearest_pass(P, None, 5)
+    with pytest.raises(ValueError, match="k_rows must be an integer in 0..4, got 5"): nearest_pass(P, Q, 5)
+    with pytest.raises(ValueError, match="k_cols must be an integer in 0..5, got 6"): nearest_pass(P, Q, 1, 6)
+    with pytest.raises(TypeError, match="k_rows must be an integer"): nearest_pass(P, None, 1.0)
+    dist, idx = nearest_pass(P, Q, 4, 5).cols
+    assert idx.shape == (4, 5) and np.allclose(dist, np.sort(cdist(Q.X, P.X), axis=1))

@@ -35,7 +35,7 @@ def smoke(run_notebook):
 @pytest.fixture(scope="session")
 def smoke_runs(run_notebook, smoke):
     "Every data set of the smoke book build's sweep, run (reuters first)."
-    return {v: run_notebook("wmd", scale="smoke", dataset=v) for v in book.SMOKE_SWEEPS["wmd"][1]}
+    return {v: run_notebook("wmd", scale="smoke", dataset=v) for v in book.sweeps("smoke")["wmd"][1]}
 
 
 @pytest.fixture(scope="session")
@@ -223,8 +223,9 @@ def _records_with_every_chapter(tmp_path):
     "The smoke wmd records, plus a claims record for each other chapter (two holds, one untested)."
     records = tmp_path / "records"; shutil.copytree(book.records_dir("smoke"), records, dirs_exist_ok=True)
     claims = [{"key": k, "verdict": v} for k, v in (("a", "holds"), ("b", "holds"), ("c", "untested"))]
-    for chapter, (name, key) in readme_claims.CHAPTERS.items():
-        if chapter != "wmd": (records / name).write_text(json.dumps({key: claims}))
+    for part in book.chapters():
+        (stem, key) = part["claims"]
+        if part["chapter"] != "wmd": (records / f"{stem}.json").write_text(json.dumps({key: claims}))
     return records
 
 
@@ -254,25 +255,6 @@ def test_readme_block_is_made_from_the_records(tables, tmp_path):
 
 
 # --- the book build's per-data-set pages ---------------------------------------------------------------------
-
-def test_every_data_set_is_a_page_of_the_toc():
-    pages = book.toc_pages()
-    sweep = book.sweep_pages()
-    assert set(sweep) <= set(pages) and sweep["wmd"] == ("wmd", book.SWEEPS["wmd"][1][0])
-    assert [v for _, v in sweep.values()] == book.SWEEPS["wmd"][1]
-    assert "wmd" in book.toc_notebooks() and not set(sweep) - {"wmd"} & set(book.toc_notebooks())
-    assert pages.index("wmd_tables") < pages.index("wmd")
-    assert book.SMOKE_SWEEPS["wmd"][1][0] == book.SWEEPS["wmd"][1][0]     # the page `wmd` exists in every build
-    assert [book.page_of("wmd", s, p) for s, p in book.runs("wmd", "book")] == list(sweep)
-
-
-def test_staged_toc_keeps_only_the_pages_of_this_build():
-    toc = book.staged_toc(set(book.toc_notebooks()) | {"wmd-20news"})
-    files = [e["file"] for e in book._toc_entries(toc)]
-    assert "nbs/wmd" in files and "nbs/wmd-20news" in files and "nbs/wmd-amazon" not in files
-    entry = next(e for e in book._toc_entries(toc) if e["file"] == "nbs/wmd-20news")
-    assert entry["title"] == "WMD on 20 Newsgroups"
-
 
 def test_pages_show_the_parameters_they_ran_with():
     nb = {"cells": [{"cell_type": "markdown", "metadata": {}, "source": "# Title\n\ntext"},
