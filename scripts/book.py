@@ -337,7 +337,7 @@ def build(scale: str = "book", chapter: str | None = None) -> Path:
     if chapter is not None:   # the chapter's own pages: the pages whose records they read ran, but are not shown
         own = {e["page"] for e in _pages(part["pages"])}
         pages = [p for p in pages if notebook_of(p) in own]
-    src = stage({page: executed[page] for page in pages}, BUILD / f"book-src-{scale}" + (f"-{chapter}" if chapter else ""))
+    src = stage({page: executed[page] for page in pages}, BUILD / (f"book-src-{scale}" + (f"-{chapter}" if chapter else "")))
     subprocess.run([str(Path(sys.executable).parent / "jupyter-book"), "build", str(src), "--warningiserror", "--keep-going",
                     "--quiet"], check=True, cwd=ROOT)
     html = BUILD / ("html" if scale == "book" else f"html-{scale}")
