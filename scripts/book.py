@@ -15,7 +15,7 @@ its records. Before anything runs, the build stops if `nbdev_export` would chang
 """
 from __future__ import annotations
 
-import argparse, hashlib, json, os, shutil, subprocess, sys, time
+import argparse, copy, functools, hashlib, json, os, shutil, subprocess, sys, time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -24,8 +24,14 @@ BUILD = Path(os.environ.get("EMBEVAL_BUILD_DIR", ROOT / "_build"))  # another fo
 
 def registry() -> dict:
     "book.yml, parsed: the book's parts, pages and chapters (the file's header says what each key means)."
+    return copy.deepcopy(_parsed((ROOT / "book.yml").read_text()))
+
+
+@functools.lru_cache(maxsize=4)
+def _parsed(text: str) -> dict:
+    "book.yml's text parsed once, however often the registry is asked for (a new text is parsed again)."
     import yaml
-    return yaml.safe_load((ROOT / "book.yml").read_text())
+    return yaml.safe_load(text)
 
 
 def _page(entry) -> dict:
@@ -42,6 +48,11 @@ def _pages(entries) -> list[dict]:
     return out
 
 
+def _all_pages() -> list[dict]:
+    "Every page entry of book.yml but the root, in reading order (see `_pages`)."
+    return [e for part in registry()["parts"] for e in _pages(part["pages"])]
+
+
 def chapters() -> list[dict]:
     "The chapter parts of book.yml in order: chapter (module), title, paper, reproduces, claims, pages."
     return [part for part in registry()["parts"] if "chapter" in part]
@@ -49,13 +60,13 @@ def chapters() -> list[dict]:
 
 def notebooks() -> list[str]:
     "Every notebook of the book (names under nbs/ without .ipynb): the root first, then in reading order."
-    return [registry()["root"]] + [e["page"] for part in registry()["parts"] for e in _pages(part["pages"])]
+    return [registry()["root"]] + [e["page"] for e in _all_pages()]
 
 
 def sweeps(scale: str = "book") -> dict[str, tuple[str, list[str]]]:
     "{notebook: (parameter, values)} for every notebook run once per value; a smoke build runs the `smoke` values."
     return {e["page"]: (e["sweep"]["parameter"], list(e["sweep"]["smoke" if scale == "smoke" else "titles"]))
-            for part in registry()["parts"] for e in _pages(part["pages"]) if e["sweep"]}
+            for e in _all_pages() if e["sweep"]}
 
 
 def sweep_pages() -> dict[str, tuple[str, str]]:
@@ -75,7 +86,7 @@ def toc_pages() -> list[str]:
 def reads(name: str) -> list[str]:
     "The notebooks whose records notebook `name` reads: those book.yml lists, and every other one for the root."
     if name == registry()["root"]: return [n for n in notebooks() if n != name]
-    return next(e["reads"] for part in registry()["parts"] for e in _pages(part["pages"]) if e["page"] == name)
+    return next(e["reads"] for e in _all_pages() if e["page"] == name)
 
 
 def execution_order() -> list[str]:
@@ -91,7 +102,7 @@ def execution_order() -> list[str]:
 
 def sweep_titles() -> dict[str, str]:
     "{page: title} for every run of every sweep at book scale."
-    titles = {e["page"]: e["sweep"]["titles"] for part in registry()["parts"] for e in _pages(part["pages"]) if e["sweep"]}
+    titles = {e["page"]: e["sweep"]["titles"] for e in _all_pages() if e["sweep"]}
     return {page: titles[name][value] for page, (name, value) in sweep_pages().items()}
 
 
@@ -103,12 +114,14 @@ def notebook_of(page: str) -> str:
 def toc(pages: set[str]) -> dict:
     """The Jupyter Book toc of a build whose pages are `pages`, in book.yml's order: a page this build did not run
     is left out, and without the landing page (a one-chapter build) the first page is the root."""
-    root = registry()["root"] if registry()["root"] in pages else next(p for p in toc_pages() if p in pages)
-    titles = sweep_titles()
+    order = toc_pages()
+    root = registry()["root"] if registry()["root"] in pages else next(p for p in order if p in pages)
+    titles, runs_of = sweep_titles(), {}
+    for p in order: runs_of.setdefault(notebook_of(p), []).append(p)
     def entries(items) -> list[dict]:
         out = []
         for e in map(_page, items):
-            for p in (p for p in toc_pages() if notebook_of(p) == e["page"]):
+            for p in runs_of[e["page"]]:
                 if p in pages and p != root: out.append({"file": f"nbs/{p}", **({"title": titles[p]} if p in titles else {})})
             sections = entries(e["sections"])
             if sections and out: out[-1]["sections"] = sections
