@@ -164,6 +164,14 @@ def _sha256(path: Path) -> str | None:
     return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
 
 
+def code_hash(name: str) -> str:
+    """One sha256 over what a run of notebook `name` executes: its code cells' sources and tags, in order. Its prose
+    is not part of it: `with_current_prose` puts the notebook's current markdown into a reused run."""
+    cells = json.loads((ROOT / "nbs" / f"{name}.ipynb").read_text())["cells"]
+    code = [(_source(c), c.get("metadata", {}).get("tags", [])) for c in cells if c["cell_type"] == "code"]
+    return hashlib.sha256(json.dumps(code).encode()).hexdigest()
+
+
 def package_hash() -> str:
     "One sha256 over every file of the package source (embeval_nb/, compiled caches aside): paths and bytes."
     h = hashlib.sha256()
@@ -174,10 +182,10 @@ def package_hash() -> str:
 
 
 def run_inputs(name: str, params: dict, scale: str, package: str | None = None) -> dict:
-    """Everything a run of notebook `name` with `params` depends on: the notebook, its parameters, the package source,
-    the lock, and the records it reads. The package holds the data registry (every data file's sha256, checked
+    """Everything a run of notebook `name` with `params` depends on: the notebook's code, its parameters, the package
+    source, the lock, and the records it reads. The package holds the data registry (every data file's sha256, checked
     on load), so data that differ fail the run rather than pass unseen. `package` saves rehashing per run."""
-    return {"notebook": _sha256(ROOT / "nbs" / f"{name}.ipynb"), "parameters": params,
+    return {"code": code_hash(name), "parameters": params,
             "package": package or package_hash(), "lock": _sha256(ROOT / "requirements.lock"),
             "reads": {f.name: _sha256(f) for r in reads(name) for f in sorted(records_dir(scale).glob(f"{r}*.json"))
                       if f.stem == r or f.stem.startswith(f"{r}-")}}
@@ -237,6 +245,20 @@ def _source(cell: dict) -> str:
     return "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
 
 
+def with_current_prose(nb: dict, name: str) -> dict:
+    """The run `nb` of notebook `name` with the notebook's current markdown cells around its outputs. A run is reused
+    while the notebook's code cells are unchanged (`code_hash`), so an edit to the prose shows without a rerun."""
+    ran = iter([c for c in nb["cells"] if c["cell_type"] == "code"])
+    cells = []
+    for cell in json.loads((ROOT / "nbs" / f"{name}.ipynb").read_text())["cells"]:
+        if cell["cell_type"] != "code": cells.append(cell); continue
+        out = next(ran)
+        while "injected-parameters" in out.get("metadata", {}).get("tags", []):
+            cells.append(out); out = next(ran)
+        cells.append(out)
+    return {**nb, "cells": cells}
+
+
 def hide_injected_parameters(nb: dict) -> dict:
     """Show the parameters a page was run with in the notebook's own parameters cell: each value papermill injected
     replaces the default of the same name there (its comment kept), and the injected cell is tagged `remove-cell`."""
@@ -290,7 +312,7 @@ def stage(executed: dict[str, Path], dest: Path) -> Path:
     shutil.copytree(ROOT / "_ext", dest / "_ext")
     runs_of = sweep_pages()
     for page, path in executed.items():
-        nb = hide_injected_parameters(json.loads(path.read_text()))
+        nb = hide_injected_parameters(with_current_prose(json.loads(path.read_text()), notebook_of(page)))
         if page in runs_of:
             name, value = runs_of[page]
             if page in titles: nb = retitle(nb, titles[page])

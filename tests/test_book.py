@@ -116,6 +116,26 @@ def test_a_build_reruns_exactly_what_changed(tiny_book):
     assert book.stale_because("c", "c", {"scale": "smoke"}, "smoke") == ["parameters"]
 
 
+def test_an_edit_to_prose_alone_runs_nothing_and_shows(tiny_book):
+    root, runs = tiny_book
+    nb = NOTEBOOK(WRITE_RECORD, "x = 2")
+    nb["cells"].insert(1, {"cell_type": "markdown", "id": "m1", "metadata": {}, "source": "Old prose."})
+    (root / "nbs" / "a.ipynb").write_text(json.dumps(nb))
+    assert "a" in _rerun(runs)
+    nb["cells"][1]["source"] = "New prose."
+    nb["cells"].insert(0, {"cell_type": "markdown", "id": "m0", "metadata": {}, "source": "# A title"})
+    (root / "nbs" / "a.ipynb").write_text(json.dumps(nb))
+    assert _rerun(runs) == []
+    ran = json.loads((book.executed_dir("smoke") / "a.ipynb").read_text())
+    staged = book.with_current_prose(ran, "a")["cells"]
+    assert [c["cell_type"] for c in staged] == ["markdown", "code", "markdown", "code"]
+    assert [book._source(c) for c in staged if c["cell_type"] == "markdown"] == ["# A title", "New prose."]
+    assert staged[1]["outputs"] == ran["cells"][0]["outputs"] and "x = 2" in book._source(staged[3])
+    nb["cells"][3]["source"] = "x = 3"
+    (root / "nbs" / "a.ipynb").write_text(json.dumps(nb))
+    assert _rerun(runs) == ["a", "b", "index"]                                  # code changed: it runs
+
+
 def test_a_hand_edit_to_the_package_stops_the_build(tmp_path, monkeypatch):
     book.copy_project(tmp_path)
     with open(tmp_path / "embeval_nb" / "stats.py", "a") as f: f.write("\nEDITED_BY_HAND = 1\n")
