@@ -146,3 +146,79 @@ def test_functions_with_more_than_three_parameters_document_each_one():
         docs = docments(f, full=False, args_kwargs=True)
         missing += [f"{name}({p})" for p in params if not docs.get(p)]
     assert not missing, f"parameters without a docments comment: {', '.join(missing)}"
+
+
+# --- the reproduction pages name and link the package functions they call ----------------------------------------
+
+API_LABEL = r"\(api-(\w+)-(\w+)\)="     # a MyST target `(api-<module>-<name>)=` on a line of its own
+
+
+def _api_imports(nb: Path) -> dict[str, str]:
+    """{name: defining module (short)} of every function or class notebook `nb` imports from `embeval_nb`. A loader
+    wrapped in `functools.lru_cache` counts as the function it wraps."""
+    import ast, importlib, inspect
+    out = {}
+    for cell in _cells(nb):
+        if cell["cell_type"] != "code": continue
+        code = "\n".join(l for l in "".join(cell["source"]).splitlines() if not l.lstrip().startswith(("%", "!")))
+        for node in ast.walk(ast.parse(code)):
+            if isinstance(node, ast.Import):
+                assert not any(a.name.split(".")[0] == "embeval_nb" for a in node.names), \
+                    f"{nb.name}: import names from embeval_nb (`from embeval_nb.x import f`), so that the page can link them"
+            if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "embeval_nb":
+                module = importlib.import_module(node.module)
+                for alias in node.names:
+                    obj = getattr(module, alias.name)
+                    if inspect.isfunction(inspect.unwrap(obj)) or inspect.isclass(obj):
+                        out[alias.name] = obj.__module__.rsplit(".", 1)[-1]
+    return out
+
+
+@pytest.mark.parametrize("page", sorted(PAPERS))
+def test_reproduction_pages_link_the_package_functions_they_call(page):
+    """Where a page calls a package function that does the work, it names it and links its definition: every function
+    or class the page imports from the package appears in its prose as {ref}`name <api-<module>-<name>>`."""
+    nb = ROOT / "nbs" / f"{page}.ipynb"
+    prose = "\n".join("".join(c["source"]) for c in _cells(nb) if c["cell_type"] == "markdown")
+    missing = [f"{{ref}}`{name} <api-{module}-{name}>`" for name, module in sorted(_api_imports(nb).items())
+               if f"{{ref}}`{name} <api-{module}-{name}>`" not in prose]
+    assert not missing, f"{page}: the prose names and links none of {', '.join(missing)}; add each where the page describes the step"
+
+
+def test_api_labels_stand_once_before_their_definitions():
+    """Every `(api-<module>-<name>)=` label is defined once in the book, leads a markdown cell of the notebook that
+    exports `<module>`, and the next cell is the code cell with `def <name>` or `class <name>`; every {ref} to an
+    api- label has its label."""
+    import importlib, re
+    where, refs, problems = {}, set(), []
+    for nb in NOTEBOOKS:
+        cells = _cells(nb)
+        exported = {l.split()[-1] for c in cells if c["cell_type"] == "code"
+                    for l in "".join(c["source"]).splitlines() if l.startswith("#| default_exp")}
+        for i, cell in enumerate(cells):
+            if cell["cell_type"] != "markdown": continue
+            text = "".join(cell["source"])
+            refs |= {(nb.name, r) for r in re.findall(r"\{ref\}`[^`<]*<(api-[^>`]+)>`", text)}
+            lines = [l for l in text.split("\n") if l.strip()]
+            labels = [l for l in lines if l.startswith("(api-")]
+            if not labels: continue
+            if lines[:len(labels)] != labels:
+                problems.append(f"{nb.name} cell {i}: api labels must lead the cell, each on a line of its own")
+            nxt = cells[i + 1] if i + 1 < len(cells) else {"cell_type": "none", "source": []}
+            for line in labels:
+                m = re.fullmatch(API_LABEL, line.strip())
+                if not m: problems.append(f"{nb.name} cell {i}: {line!r} is not (api-<module>-<name>)="); continue
+                module, name = m[1], m[2]
+                label = f"api-{module}-{name}"
+                where.setdefault(label.lower().replace("_", "-"), []).append(f"{nb.name} cell {i} ({label})")
+                if module not in exported:
+                    problems.append(f"{nb.name} cell {i}: {label} names module {module}, but the notebook exports {exported or 'nothing'}")
+                elif getattr(importlib.import_module(f"embeval_nb.{module}"), name, None) is None:
+                    problems.append(f"{nb.name} cell {i}: {label}: embeval_nb.{module} has no {name}")
+                if nxt["cell_type"] != "code" or not re.search(rf"^(def|class) {re.escape(name)}\b", "".join(nxt["source"]), re.M):
+                    problems.append(f"{nb.name} cell {i}: {label} is not right before the code cell that defines {name}")
+    problems += [f"label defined {len(v)} times (Sphinx folds case, HTML ids turn _ into -): {', '.join(v)}"
+                 for v in where.values() if len(v) > 1]
+    problems += [f"{nb}: {{ref}} to {r}, which no notebook defines" for nb, r in sorted(refs)
+                 if r.lower().replace("_", "-") not in where]
+    assert not problems, "\n".join(problems)
