@@ -111,11 +111,11 @@ def notebook_of(page: str) -> str:
     return sweep_pages().get(page, (page, None))[0]
 
 
-def toc(pages: set[str]) -> dict:
+def toc(pages: set[str], root: str | None = None) -> dict:
     """The Jupyter Book toc of a build whose pages are `pages`, in book.yml's order: a page this build did not run
-    is left out, and without the landing page (a one-chapter build) the first page is the root."""
+    is left out; the root is `root`, else the landing page, else (a one-chapter build) the first page."""
     order = toc_pages()
-    root = registry()["root"] if registry()["root"] in pages else next(p for p in order if p in pages)
+    root = root or (registry()["root"] if registry()["root"] in pages else next(p for p in order if p in pages))
     titles, runs_of = sweep_titles(), {}
     for p in order: runs_of.setdefault(notebook_of(p), []).append(p)
     def entries(items) -> list[dict]:
@@ -300,13 +300,21 @@ def relabel(nb: dict, suffix: str) -> dict:
     return nb
 
 
-def stage(executed: dict[str, Path], dest: Path) -> Path:
-    "Copy config, toc, executed notebooks (`{page: path}`) and MathJax into dest, the folder Jupyter Book builds."
+PARTIAL_BUILD_WARNINGS = ["myst.xref_missing", "ref.ref"]   # links and {ref}s to pages a chapter build leaves out
+
+
+def stage(executed: dict[str, Path], dest: Path, root: str | None = None) -> Path:
+    """Copy config, toc (rooted at `root`, see `toc`), executed notebooks (`{page: path}`) and MathJax into dest,
+    the folder Jupyter Book builds. A build of part of the book (a `root` given) accepts links to the pages it
+    leaves out; the whole book must resolve every link."""
     import yaml
     if dest.exists(): shutil.rmtree(dest)
     (dest / "nbs").mkdir(parents=True)
-    for f in ("_config.yml", "references.bib"): shutil.copy(ROOT / f, dest / f)
-    staged = toc(set(executed))
+    shutil.copy(ROOT / "references.bib", dest / "references.bib")
+    config = yaml.safe_load((ROOT / "_config.yml").read_text())
+    if root is not None: config["sphinx"]["config"]["suppress_warnings"] += PARTIAL_BUILD_WARNINGS
+    (dest / "_config.yml").write_text(yaml.safe_dump(config, sort_keys=False))
+    staged = toc(set(executed), root)
     (dest / "_toc.yml").write_text(yaml.safe_dump(staged, sort_keys=False))
     titles = sweep_titles()
     shutil.copytree(ROOT / "_ext", dest / "_ext")
@@ -358,21 +366,28 @@ def check_exports() -> None:
                  "Run nbdev_export (or undo the hand edit to the package) and build again.")
 
 
+def chapter_pages(chapter: str) -> tuple[list[str], list[str]]:
+    """(the chapter's own notebooks, the notebooks of the parts that are no chapter: the foundations and back matter
+    its pages link to and cite from)."""
+    part = next((p for p in chapters() if p["chapter"] == chapter), None)
+    if part is None: raise SystemExit(f"unknown chapter {chapter!r}; book.yml has {', '.join(c['chapter'] for c in chapters())}")
+    shared = [e["page"] for p in registry()["parts"] if "chapter" not in p for e in _pages(p["pages"])]
+    return [e["page"] for e in _pages(part["pages"])], shared
+
+
 def build(scale: str = "book", chapter: str | None = None) -> Path:
-    """Run what is stale, stage and build the book (or one `chapter`'s pages); returns the HTML folder.
-    A chapter build runs only that chapter's notebooks and those whose records they read."""
-    names = None
+    """Run what is stale, stage and build the book (or one `chapter` with the foundations); returns the HTML folder.
+    A chapter build runs that chapter's notebooks, those whose records they read, and the foundations."""
+    names, root = None, None
     if chapter is not None:
-        part = next((p for p in chapters() if p["chapter"] == chapter), None)
-        if part is None: raise SystemExit(f"unknown chapter {chapter!r}; book.yml has {', '.join(c['chapter'] for c in chapters())}")
-        names = [e["page"] for e in _pages(part["pages"])]
-        names += [r for n in names for r in reads(n) if r not in names]
+        own, shared = chapter_pages(chapter)
+        names = own + shared + [r for n in own for r in reads(n) if r not in own]
+        root = own[0]
     executed = execute_stale(scale, names)
     pages = [p for p in toc_pages() if p in executed]
-    if chapter is not None:   # the chapter's own pages: the pages whose records they read ran, but are not shown
-        own = {e["page"] for e in _pages(part["pages"])}
-        pages = [p for p in pages if notebook_of(p) in own]
-    src = stage({page: executed[page] for page in pages}, BUILD / (f"book-src-{scale}" + (f"-{chapter}" if chapter else "")))
+    if chapter is not None:   # the pages whose records the chapter reads ran, but are not shown
+        pages = [p for p in pages if notebook_of(p) in own + shared]
+    src = stage({page: executed[page] for page in pages}, BUILD / (f"book-src-{scale}" + (f"-{chapter}" if chapter else "")), root)
     subprocess.run([str(Path(sys.executable).parent / "jupyter-book"), "build", str(src), "--warningiserror", "--keep-going",
                     "--quiet"], check=True, cwd=ROOT)
     html = BUILD / ("html" if scale == "book" else f"html-{scale}")

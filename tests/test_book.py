@@ -172,6 +172,17 @@ def test_a_second_build_with_nothing_changed_runs_nothing(smoke_html, monkeypatc
 
 
 @pytest.mark.book_last
+def test_a_chapter_builds_alone_with_the_pages_it_links_to(smoke_html, monkeypatch):
+    "`make chapter`: its pages and the foundations they link to (Jupyter Book fails on a link to a page it lacks)."
+    monkeypatch.setattr(book, "execute", lambda *a: pytest.fail(f"{a[1]} ran again with nothing changed"))
+    own, shared = book.chapter_pages("crossmatch")
+    html = book.build("smoke", "crossmatch")
+    assert html.name == "html-smoke-crossmatch" and "core" in shared and "references" in shared
+    assert sorted(p.stem for p in (html / "nbs").glob("*.html")) == sorted(own + shared)
+    assert (html / "index.html").read_text().count("crossmatch_theory.html") >= 1   # the chapter's first page is the root
+
+
+@pytest.mark.book_last
 def test_no_page_loads_anything_from_the_network(smoke_html):
     for page in smoke_html.rglob("*.html"):
         assert not re.search(r'<(script|link)[^>]*(src|href)="(https?:)?//', page.read_text()), page
