@@ -18,9 +18,10 @@ from .stats import (VERDICTS, bonferroni_level, bootstrap_interval, combined_ver
                              mcnemar_exact, percentile_interval)
 
 # %% auto #0
-__all__ = ['SCALES', 'ACCOUNT_STATUS', 'seed_everything', 'jit', 'set_progress', 'progress_enabled', 'progress', 'parallel_map',
-           'record_dir', 'record_file', 'read_records', 'record', 'parse_paper_table', 'paper_tables', 'paper_value',
-           'scale_settings', 'Claim', 'check_can_fail', 'Claims', 'heading_anchor', 'paper_account']
+__all__ = ['SCALES', 'ACCOUNT_STATUS', 'seed_everything', 'jit', 'set_progress', 'progress_enabled', 'progress',
+           'optional_import', 'parallel_map', 'record_dir', 'record_file', 'read_records', 'record',
+           'parse_paper_table', 'paper_tables', 'paper_value', 'scale_settings', 'Claim', 'check_can_fail', 'Claims',
+           'heading_anchor', 'paper_account']
 
 # %% ../nbs/core.ipynb #c006
 def seed_everything(seed: int) -> None:
@@ -67,6 +68,18 @@ def progress(iterable: Iterable,                 # the items to loop over
     show = progress_enabled() if show_progress is None else show_progress
     if not isinstance(show, (bool, np.bool_)): raise TypeError(f"show_progress must be True, False or None, got {show_progress!r}")
     return tqdm(iterable, total=total, desc=desc, disable=not show, **kwargs)
+
+# %% ../nbs/core.ipynb #c013s1
+def optional_import(module: str,  # the import name, e.g. 'gensim.models'
+                    extra: str    # the extra of embeval_nb that installs it, e.g. 'gensim' (setup.py's `extras`)
+                   ):             # the imported module
+    "The module `module`, or an ImportError naming the missing package, the extra that installs it and the pip command."
+    import importlib
+    try:
+        return importlib.import_module(module)
+    except ImportError as e:
+        raise ImportError(f"{module.split('.')[0]} is not installed; it comes with the extra {extra!r} of embeval_nb: "
+                          f"pip install 'embeval_nb[{extra}]'") from e
 
 # %% ../nbs/core.ipynb #c015
 def parallel_map(

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from .checks import as_points, check_bool, check_choice, check_int, check_real, check_same_columns, make_rng
-from .core import parallel_map
+from .core import optional_import, parallel_map
 from .metrics import SQEUCLIDEAN, Points, normalize_rows, pairwise_distances, prepare_pair, rescale_exactly, unscale
 from .neighbours import count_in_balls, nearest_pass
 
@@ -233,10 +233,7 @@ def mauve_distance(X,               # (n, d) features of p, finite, n >= 2
                   ) -> float:       # 1 - MAUVE, in [0, 1]
     "1 - MAUVE of `X` (p) and `Y` (q) by the mauve-text package on these features; `options` go to compute_mauve."
     X, Y, _ = _rescaled_pair(X, Y, min_rows=2)
-    try:
-        import mauve
-    except ImportError:
-        raise ImportError("mauve_distance needs the mauve-text package (pip install mauve-text)") from None
+    mauve = optional_import("mauve", "corpus_distance")
     with _quiet_c_stderr():
         out = mauve.compute_mauve(p_features=X, q_features=Y, seed=int(seed), verbose=False, **options)
     return 1.0 - float(out.mauve)

