@@ -383,14 +383,16 @@ def load_corpus(name: str, path: str | os.PathLike | None = None, *, seed: int =
 
 # %% ../nbs/data.ipynb #c033
 def load_wordsim(name: str, path: str | os.PathLike | None = None) -> pd.DataFrame:
-    "Word-similarity set `name` (one of `WORDSIM`) as a DataFrame with columns word1, word2, score."
+    "Word-similarity set `name` (one of `WORDSIM`) as a DataFrame with columns word1, word2, score (`.attrs['name']`: `name`)."
     if name not in WORDSIM:
         raise ValueError(f"unknown word-similarity set {name!r}; known sets: {', '.join(WORDSIM)}")
     rel = next(iter(dataset(name).files))
     text = (locate(name, path) / rel).read_text(encoding="utf-8").replace("\r", "")
     rows = [line.split("\t") for line in text.splitlines() if line.strip()]
-    return pd.DataFrame({"word1": [r[0].lower() for r in rows], "word2": [r[1].lower() for r in rows],
-                         "score": [float(r[2]) for r in rows]})
+    frame = pd.DataFrame({"word1": [r[0].lower() for r in rows], "word2": [r[1].lower() for r in rows],
+                          "score": [float(r[2]) for r in rows]})
+    frame.attrs["name"] = name            # evaluate_similarity looks up the set's score range by it
+    return frame
 
 # %% ../nbs/data.ipynb #c036
 LEXICON_FILES = ("ppdb", "framenet")          # lexicon files of the registry; "wordnet+" is built from WordNet

@@ -483,7 +483,10 @@ def read_lexicon_graph(source: str | os.PathLike,       # 'ppdb', 'framenet' or 
                               self_loops=self_loops)
 
 # %% ../nbs/retrofit_impl.ipynb #c045
-SCORE_RANGES = {"men": (0.0, 50.0), "mturk-771": (1.0, 5.0), "rw": (0.0, 10.0), "simlex-999": (0.0, 10.0)}
+SCORE_RANGES = {  # the rating scale of each word-similarity set of the registry, as its file gives the scores
+    "men": (0.0, 50.0), "mturk-771": (1.0, 5.0), "mturk-287": (1.0, 5.0), "rw": (0.0, 10.0), "simlex-999": (0.0, 10.0),
+    "simverb-3500": (0.0, 10.0), "ws-353-all": (0.0, 10.0), "ws-353-sim": (0.0, 10.0), "ws-353-rel": (0.0, 10.0),
+    "mc-30": (0.0, 4.0), "rg-65": (0.0, 4.0), "verb-143": (0.0, 1.0), "yp-130": (0.0, 4.0)}
 SIMILARITY_METRICS = ("pearson", "spearman", "correlation", "rmse", "mae")
 
 def _sort_groups(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -579,11 +582,17 @@ class SimilarityResult:
     coverage: float             # share of the n pairs with both words in the vectors
     n: int
     predicted: np.ndarray = field(repr=False)   # (n,) cosine similarity, 0 if a word is missing
-    human: np.ndarray = field(repr=False)       # (n,) human score scaled to [0, 1]
+    human: np.ndarray = field(repr=False)       # (n,) human score scaled to [0, 1] (as given if no range is known)
     found: np.ndarray = field(repr=False)       # (n,) bool, both words in the vectors
     kept: np.ndarray = field(repr=False)        # (n_pairs,) bool, the input pairs evaluated
 
 # %% ../nbs/retrofit_impl.ipynb #c050s1
+def _score_array(scores) -> np.ndarray:
+    "`scores` as a 1-D float64 array of finite numbers (a ValueError otherwise)."
+    s = np.asarray(scores, dtype=np.float64)
+    if s.ndim != 1 or not np.isfinite(s).all(): raise ValueError("scores must be a 1-D array of finite numbers")
+    return s
+
 def _scaled_scores(scores, score_range) -> np.ndarray:
     "Human `scores` mapped from `score_range` = (low, high), or a benchmark name of SCORE_RANGES, to [0, 1]."
     if isinstance(score_range, str): score_range = SCORE_RANGES[check_choice(score_range, "score_range", tuple(SCORE_RANGES))]
@@ -591,8 +600,7 @@ def _scaled_scores(scores, score_range) -> np.ndarray:
         raise TypeError(f"score_range must be a (low, high) pair or a benchmark name of SCORE_RANGES, got {score_range!r}")
     lo, hi = check_real(score_range[0], "score_range[0]"), check_real(score_range[1], "score_range[1]")
     if not hi > lo: raise ValueError(f"score_range must be (low, high) with high > low, got {score_range!r}")
-    s = np.asarray(scores, dtype=np.float64)
-    if s.ndim != 1 or not np.isfinite(s).all(): raise ValueError("scores must be a 1-D array of finite numbers")
+    s = _score_array(scores)
     if len(s) and (s.min() < lo or s.max() > hi):
         raise ValueError(f"scores range over [{s.min()}, {s.max()}], outside the score range [{lo}, {hi}]")
     return (s - lo) / (hi - lo)
@@ -605,6 +613,18 @@ def _pair_words(pairs) -> np.ndarray:
     if P.ndim != 2 or P.shape[1] != 2 or not all(isinstance(w, str) for w in P.ravel()):
         raise TypeError("pairs must be a sequence of (word1, word2) pairs of strings")
     return P
+
+# %% ../nbs/retrofit_impl.ipynb #c050s4
+def _benchmark(pairs, scores, score_range) -> tuple[np.ndarray, np.ndarray, bool]:
+    "`(P (n, 2) words, h (n,) human scores, scaled)`; `scaled`: h was mapped to [0, 1] from a known score range."
+    if hasattr(pairs, "columns"):                                   # a frame with word1, word2 (and score)
+        if not {"word1", "word2"} <= set(pairs.columns): raise ValueError("a frame of pairs needs the columns word1 and word2")
+        if scores is None and "score" in pairs.columns: scores = pairs["score"].to_numpy()
+        if score_range is None: score_range = pairs.attrs.get("name")
+        pairs = list(zip(pairs["word1"], pairs["word2"]))
+    if scores is None: raise TypeError("scores are needed unless pairs is a frame with a score column (as load_wordsim returns)")
+    if score_range is None: return _pair_words(pairs), _score_array(scores), False
+    return _pair_words(pairs), _scaled_scores(scores, score_range), True
 
 # %% ../nbs/retrofit_impl.ipynb #c050s3
 @jit
@@ -629,17 +649,18 @@ def _cosines(E, rows1: np.ndarray, rows2: np.ndarray) -> np.ndarray:
 # %% ../nbs/retrofit_impl.ipynb #c051
 def evaluate_similarity(E,                      # (V, d) vectors, finite in the rows the pairs use
                         vocab,                  # E's V distinct row words, a {word: row} dict or word vectors
-                        pairs,                  # (n_pairs, 2) word pairs (str), matched exactly
-                        scores,                 # (n_pairs,) finite human scores within score_range
+                        pairs,                  # (n_pairs, 2) word pairs (str), matched exactly, or load_wordsim's frame
+                        scores=None,            # (n_pairs,) finite human scores within score_range; None: the frame's
                         *,
-                        score_range,            # (low, high), high > low, or a SCORE_RANGES key; mapped to [0, 1]
+                        score_range=None,       # (low, high), high > low, or a SCORE_RANGES key; mapped to [0, 1]; None:
+                                                # the frame's set if known, else correlations only (rmse, mae nan)
                         missing: str = "zero",  # pair with an unknown word: 'zero' (cosine 0), 'drop', 'error'
                         restrict_to=None        # words (`in`): keep pairs with both in it; None: all pairs
                        ) -> SimilarityResult:   # metrics, coverage and per-pair arrays of the kept pairs
     "Cosine similarities of `E : (V, d)` (row i is `vocab[i]`) on word `pairs` against human `scores` mapped from `score_range`."
     check_choice(missing, "missing", ("zero", "drop", "error"))
     E = E if isinstance(E, np.ndarray) and E.ndim == 2 and E.dtype.kind in "fiu" else as_points(E, "E", finite=False)
-    index, P, h = vocab_index(vocab, len(E)), _pair_words(pairs), _scaled_scores(scores, score_range)
+    (P, h, scaled), index = _benchmark(pairs, scores, score_range), vocab_index(vocab, len(E))
     if len(P) != len(h): raise ValueError(f"{len(P)} pairs but {len(h)} scores")
     if len(index) != E.shape[0]: raise ValueError(f"vocab has {len(index)} words but E has {E.shape[0]} rows")
     kept = np.array([restrict_to is None or (a in restrict_to and b in restrict_to) for a, b in P], dtype=bool)
@@ -652,6 +673,7 @@ def evaluate_similarity(E,                      # (V, d) vectors, finite in the 
     pred = np.zeros(len(P))
     pred[found] = _cosines(E, r1[found], r2[found])
     m = similarity_metrics(pred[kept], h[kept])
+    if not scaled: m.update(rmse=np.nan, mae=np.nan)
     return SimilarityResult(**m, coverage=float(found[kept].mean()) if kept.any() else np.nan, n=int(kept.sum()),
                             predicted=pred[kept], human=h[kept], found=found[kept], kept=kept)
 

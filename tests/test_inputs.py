@@ -319,7 +319,7 @@ KEYWORDS = {  # function -> {argument: (bad values, call with that argument)}
                              "solver": (["qr"], lambda v: retrofit.retrofit_fixed_point(A, WORDS, LEXICON, solver=v)),
                              "vocab": ([{w: i + 1 for i, w in enumerate(WORDS)}], lambda v: retrofit.retrofit_fixed_point(A, v, LEXICON))},
     "evaluate_similarity": {
-        "score_range": ([(10, 0), (0, float("nan")), "wordsim", None], lambda v: retrofit.evaluate_similarity(A, WORDS, PAIRS, SCORES, score_range=v)),
+        "score_range": ([(10, 0), (0, float("nan")), "wordsim", 5], lambda v: retrofit.evaluate_similarity(A, WORDS, PAIRS, SCORES, score_range=v)),
         "vocab": ([{w: i + 1 for i, w in enumerate(WORDS)}, {w: 0 for w in WORDS}], lambda v: retrofit.evaluate_similarity(A, v, PAIRS, SCORES, score_range=(0, 10))),
         "missing": (["ignore"], lambda v: retrofit.evaluate_similarity(A, WORDS, PAIRS, SCORES, score_range=(0, 10), missing=v))},
     "bootstrap_similarity": {"n_boot": (BAD_COUNTS[:-1], lambda v: retrofit.bootstrap_similarity(A[:, 0], A[:, 1], n_boot=v)),

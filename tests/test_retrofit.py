@@ -323,7 +323,7 @@ def test_evaluate_similarity_conventions():
     (dict(scores=[4.0]), ValueError, "2 pairs but 1 scores"),
     (dict(scores=[4.0, np.nan]), ValueError, "finite"),
     (dict(score_range=(5, 1)), ValueError, "high > low"),
-    (dict(score_range="wordsim"), ValueError, "score_range must be one of 'men', 'mturk-771', 'rw', 'simlex-999'"),
+    (dict(score_range="wordsim"), ValueError, "score_range must be one of 'men', 'mturk-771', 'mturk-287', 'rw'"),
     (dict(score_range=5), TypeError, r"score_range must be a \(low, high\) pair"),
     (dict(missing="skip"), ValueError, "missing must be"),
     (dict(missing="error"), ValueError, "'zz'"),
@@ -698,3 +698,21 @@ def test_smoke_claims(smoke):
 
 def test_theory_notebook_runs(run_notebook):
     run_notebook("retrofit_theory")
+
+
+def test_every_word_similarity_set_has_its_range_and_evaluates_from_its_frame():
+    "Each registered set's scores lie in its SCORE_RANGES scale (sources: the sets' own distributions), and the frame "
+    "load_wordsim returns evaluates as its pairs and scores with that range."
+    from embeval_nb.data import WORDSIM, load_wordsim
+    from embeval_nb.embeddings import load_glove
+    from embeval_nb.retrofit import evaluate_similarity
+    assert set(SCORE_RANGES) == set(WORDSIM)
+    glove = load_glove()
+    for name in WORDSIM:
+        frame = load_wordsim(name)
+        lo, hi = SCORE_RANGES[name]
+        assert lo <= frame.score.min() and frame.score.max() <= hi and frame.score.max() > lo + (hi - lo) / 2, name
+    frame = load_wordsim("rg-65")
+    ours = evaluate_similarity(glove.vectors, glove, frame)
+    explicit = evaluate_similarity(glove.vectors, glove, list(zip(frame.word1, frame.word2)), frame.score, score_range=(0, 4))
+    assert (ours.correlation, ours.rmse, ours.mae) == (explicit.correlation, explicit.rmse, explicit.mae)
