@@ -346,12 +346,14 @@ _READERS = {"reuters": _read_reuters, "20news": _read_20news, "bbcsport": _read_
             "classic": _read_classic, "amazon": _read_amazon, "ohsumed": _read_ohsumed}
 
 def seeded_splits(n: int,             # number of documents, >= 0
-                  n_test: int,        # test documents per split, 0 <= n_test <= n (not checked)
+                  n_test: int,        # test documents per split, 0 <= n_test <= n
                   *,
                   n_splits: int = 5,  # number of splits, >= 0 (0: an empty list)
                   seed: int = 0       # seed of np.random.default_rng (anything it takes); one generator for all splits
                  ) -> list:           # (train_idx, test_idx) per split: sorted int64, n - n_test and n_test rows
     "`n_splits` random (train_idx, test_idx) splits of range(n) with `n_test` test documents, seeded."
+    n = check_int(n, "n", low=0)
+    n_test, n_splits = check_int(n_test, "n_test", low=0, high=n, why="at most the n documents"), check_int(n_splits, "n_splits", low=0)
     rng = np.random.default_rng(seed)
     splits = []
     for _ in range(n_splits):

@@ -226,3 +226,15 @@ def test_raw_documents_keep_punctuation():
     assert len(data.raw_documents("20news")) == 18846 and len(data.raw_documents("mrpc")) == 10944
     with pytest.raises(ValueError, match="unknown source"):
         data.raw_documents("reuters-raw")
+
+
+def test_seeded_splits_partition_and_check_their_counts():
+    from embeval_nb.data import seeded_splits
+    splits = seeded_splits(10, 3, n_splits=2, seed=1)
+    assert all(len(tr) == 7 and len(te) == 3 and sorted(np.r_[tr, te].tolist()) == list(range(10)) for tr, te in splits)
+    with pytest.raises(ValueError, match=r"n_test must be an integer in 0\.\.10, got 11"):
+        seeded_splits(10, 11)
+    with pytest.raises(ValueError, match="n_splits must be an integer >= 0"):
+        seeded_splits(10, 3, n_splits=-1)
+    with pytest.raises(TypeError, match="n must be an integer"):
+        seeded_splits(10.0, 3)
