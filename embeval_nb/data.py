@@ -353,7 +353,8 @@ def seeded_splits(n: int,             # number of documents, >= 0
                  ) -> list:           # (train_idx, test_idx) per split: sorted int64, n - n_test and n_test rows
     "`n_splits` random (train_idx, test_idx) splits of range(n) with `n_test` test documents, seeded."
     n = check_int(n, "n", low=0)
-    n_test, n_splits = check_int(n_test, "n_test", low=0, high=n, why="at most the n documents"), check_int(n_splits, "n_splits", low=0)
+    n_test = check_int(n_test, "n_test", low=0, high=n, why="at most the n documents")
+    n_splits = check_int(n_splits, "n_splits", low=0)
     rng = np.random.default_rng(seed)
     splits = []
     for _ in range(n_splits):

@@ -190,7 +190,7 @@ def load_tokenizer(name: str):
     Tokenizer = optional_import("tokenizers", "sentence").Tokenizer
     spec = encoder_spec(name)
     if spec.runner == "e5":
-        tok = e5_tokenizer(read_e5_file(model_dir(name) / E5_FILE), spec.prefix)
+        tok = e5_tokenizer(_e5_model(name), spec.prefix)
     else:
         tok = Tokenizer.from_file(str(model_dir(MINILM if spec.runner == "onnx" else name) / "tokenizer.json"))
     tok.enable_truncation(max_length=spec.max_tokens)
@@ -261,7 +261,8 @@ def dequantise_q4_0(blocks: np.ndarray) -> np.ndarray:
     q = np.concatenate([blocks["nibbles"] & 0x0F, blocks["nibbles"] >> 4], axis=-1).astype(np.float32) - 8
     return (q * blocks["scale"].astype(np.float32)[..., None]).reshape(*blocks.shape[:-1], -1)
 
-class Q4Rows(NamedTuple):
+@dataclass(frozen=True)
+class Q4Rows:
     "A Q4_0 table `(rows, d)` dequantised as it is looked up: `table[ids] -> (*ids.shape, d) float32`."
     blocks: np.ndarray                      # (rows, d // 32) Q4_0 blocks
     def __getitem__(self, ids): return dequantise_q4_0(self.blocks[ids])
@@ -339,6 +340,10 @@ def read_e5_file(path: str | os.PathLike) -> E5File:
                                  (t["emb.ln.w"], t["emb.ln.b"]), [_e5_layer(t, l) for l in range(n_layers)],
                                  heads, float(eps), None)
     return E5File(weights, pieces, scores, char_map)
+
+def _e5_model(name: str) -> E5File:
+    "The model file of e5 encoder `name`, read once for its tokenizer and its weights (`read_e5_file` keeps it)."
+    return read_e5_file(model_dir(name) / E5_FILE)
 
 # %% ../nbs/embeddings.ipynb #c018e5
 class _MappedTokenizer:
@@ -581,7 +586,7 @@ class _NumpyTransformer(_TokenEncoder):
     "BERT / MPNet / e5 running on the numpy forward pass above."
     def __init__(self, name):
         super().__init__(name)
-        self.weights = (read_e5_file(model_dir(name) / E5_FILE).weights if self.spec.runner == "e5"
+        self.weights = (_e5_model(name).weights if self.spec.runner == "e5"
                         else load_transformer(model_dir(name), self.spec.runner))
     def _token_states(self, ids, mask): return transformer_forward(self.weights, ids, mask)
 
