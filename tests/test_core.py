@@ -26,6 +26,20 @@ def test_jit_caches_module_code_but_not_main(tmp_path):
     module_kernels = [f for f in vars(wmd).values() if type(f).__name__ == "CPUDispatcher"]
     assert module_kernels and all(type(f._cache).__name__ == "FunctionCache" for f in module_kernels)
 
+_FIRST_CALL = ("import numpy as np\nfrom embeval_nb.retrofit import retrofit\n"
+               "for _ in range(2): retrofit(np.eye(3), ['a', 'b', 'c'], {'a': ['b']})\n")
+
+
+@pytest.mark.parametrize("progress", ["1", "0"])
+def test_a_kernel_compile_is_announced_once_and_never_from_the_cache(tmp_path, progress):
+    "A cache miss prints one line on stderr (unless progress output is off); a cache hit prints nothing."
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path), "EMBEVAL_PROGRESS": progress}
+    run = lambda: subprocess.run([sys.executable, "-c", _FIRST_CALL], env=env, capture_output=True, text=True, check=True)
+    first, second = run(), run()
+    assert first.stderr.count("compiling numba kernels") == (progress == "1"), first.stderr
+    assert "compiling" not in second.stderr, second.stderr
+
+
 
 @pytest.mark.parametrize("n_jobs,backend", [(1, None), (2, None), (2, "threading")])
 def test_parallel_map_keeps_order(n_jobs, backend):

@@ -1,5 +1,5 @@
 """The wheel that `pip install embeval_nb` gets: every module, and only the runtime dependencies (ranges)."""
-import subprocess, sys, zipfile
+import json, os, subprocess, sys, zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -63,3 +63,38 @@ def test_every_optional_import_names_an_extra_that_installs_it():
         names = {re.split(r"[<>=~!\[ ]", r)[0].lower().replace("_", "-") for r in extras[extra]}
         provided = {d.lower().replace("_", "-") for d in dists.get(module.split(".")[0], [])}
         assert provided & names, (module, extra, provided, names)
+
+
+def _installed_wheel(tmp_path) -> Path:
+    """A scratch venv whose only own package is the wheel built from this tree (no index, no dependencies
+    resolved); the other packages come from the development environment's site-packages through a `.pth` path,
+    which does not carry its editable link to this tree. Returns the venv's python."""
+    import sysconfig
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w",
+                    str(tmp_path / "dist"), str(ROOT)], check=True)
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    site = Path(subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                               capture_output=True, text=True, check=True).stdout.strip())
+    (site / "development-environment.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "-q", "--no-deps", "--no-index",
+                    *map(str, (tmp_path / "dist").glob("embeval_nb-*.whl"))], check=True)
+    return python
+
+
+def test_a_reproduction_reruns_from_the_installed_package(tmp_path):
+    """The README's rerun for a user: papermill on a chapter notebook imports the installed package (not a source
+    tree), writes its records only to the folder the user names, and nothing into the folder it runs in."""
+    python = _installed_wheel(tmp_path)
+    work = tmp_path / "work"; work.mkdir()
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "EMBEVAL_RECORD_FILE")}
+    env.update(EMBEVAL_RECORD_DIR=str(tmp_path / "my-records"), EMBEVAL_PROGRESS="0")
+    where = subprocess.run([python, "-c", "import embeval_nb; print(embeval_nb.__file__)"], cwd=work, env=env,
+                           capture_output=True, text=True, check=True).stdout
+    assert where.startswith(str(tmp_path / "venv")), where
+    subprocess.run([python, "-m", "papermill", "-p", "scale", "smoke", "--log-level", "ERROR",
+                    str(ROOT / "nbs" / "n2o.ipynb"), "out.ipynb"], cwd=work, env=env, check=True)
+    records = json.loads((tmp_path / "my-records" / "records.json").read_text())
+    assert records["n2o/scale"] == "smoke" and "n2o/claims" in records, sorted(records)
+    assert sorted(p.name for p in work.iterdir()) == ["out.ipynb"]
