@@ -183,7 +183,7 @@ def user_data_dir() -> Path:
 def candidate_roots(path: str | os.PathLike | None = None) -> list[Path]:
     """Folders searched for data, in order: `path`, `$EMBEVAL_DATA`, ../shared/data beside the repo or cwd, the user folder.
 
-    >>> candidate_roots("/tmp/mydata")[0].name, candidate_roots()[-1] == user_data_dir().resolve()
+    >>> candidate_roots("mydata")[0].name, candidate_roots()[-1] == user_data_dir().resolve()
     ('mydata', True)
     """
     here = Path(__file__).resolve().parents[1] if "__file__" in globals() else Path.cwd()

@@ -443,7 +443,8 @@ def _cost_matrix(M, shape: tuple[int, int]) -> tuple[np.ndarray, int]:
 def emd(a, b, M) -> np.ndarray:
     """Optimal transport plan `(n1, n2)` between weights `a (n1,)`, `b (n2,)` (normalised to sum 1) for cost `M (n1, n2)`.
 
-    Unlike POT's `ot.emd`, `a` and `b` need not have equal sums: each is scaled to sum 1 first.
+    Unlike POT's `ot.emd`, `a` and `b` need not have equal sums (each is scaled to sum 1 first), and there is no
+    iteration limit (POT's `numItermax=100000` can stop short of the optimum).
 
     >>> emd([1, 1], [2, 0, 2], [[0., 1., 2.], [2., 1., 0.]])
     array([[0.5, 0. , 0. ],
@@ -981,7 +982,7 @@ def wmd_tokens(doc_a,                       # tokens (str), not one string; thos
     """Exact WMD between token lists `doc_a` and `doc_b` with word `vectors` (WordVectors or gensim KeyedVectors), as gensim's `wmdistance`.
 
     Tokens without a vector are dropped and the vectors scaled to unit length (`normalize=True`), as gensim's defaults
-    do.
+    do; a document left without tokens is a ValueError, where gensim returns inf.
 
     >>> from embeval_nb.embeddings import WordVectors
     >>> wv = WordVectors(["cat", "dog", "car"], np.array([[1., 0.], [0.6, 0.8], [0., 2.]]))
@@ -1422,6 +1423,8 @@ def travel_spread(moments) -> float:
 # %% ../nbs/wmd_impl.ipynb #c065
 def pca_embeddings(E, X, dim: int = 5) -> np.ndarray:
     """`E (V, d)` centred and projected on its top `dim` principal directions, words weighted by document frequency in `X (n, V)`: `(V, dim)`.
+
+    Unlike scikit-learn's `PCA` (every row weighs 1), each word weighs its document frequency in `X`.
 
     >>> E = np.array([[0., 0.], [1., 1.], [2., 2.]])
     >>> np.abs(pca_embeddings(E, np.eye(3), dim=1)).round(4)
