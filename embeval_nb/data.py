@@ -32,7 +32,12 @@ __all__ = ['REGISTRY', 'CORPORA', 'WORDSIM', 'PAPER_TEST_SIZES', 'LEXICON_FILES'
 # %% ../nbs/data.ipynb #c005
 @dataclass(frozen=True)
 class DataSet:
-    "A registered data set: files (relative path -> sha256), where to fetch them, how to obtain them."
+    """A registered data set: files (relative path -> sha256), where to fetch them, how to obtain them.
+
+    >>> ds = REGISTRY["qqp"]
+    >>> ds.kind, list(ds.files)
+    ('paraphrase', ['paraphrase/qqp/train_sample.csv'])
+    """
     name: str
     kind: str  # corpus | wordsim | lexicon | paraphrase | wordnet | support
     files: dict = field(hash=False)
@@ -154,18 +159,33 @@ WORDSIM = tuple(n for n, s in REGISTRY.items() if s.kind == "wordsim")
 
 # %% ../nbs/data.ipynb #c011
 def dataset(name: str) -> DataSet:
-    "The registered `DataSet` called `name` (ValueError listing the known names otherwise)."
+    """The registered `DataSet` called `name` (ValueError listing the known names otherwise).
+
+    >>> dataset("mc-30").kind, list(dataset("mc-30").files)
+    ('wordsim', ['wordsim/EN-MC-30.txt'])
+    >>> dataset("nope")
+    Traceback (most recent call last):
+    ValueError: unknown data set 'nope'; known data sets: 20news, amazon, bbcsport,...
+    """
     if name not in REGISTRY:
         raise ValueError(f"unknown data set {name!r}; known data sets: {', '.join(sorted(REGISTRY))}")
     return REGISTRY[name]
 
 def user_data_dir() -> Path:
-    "The per-user folder that `fetch` downloads into."
+    """The per-user folder that `fetch` downloads into.
+
+    >>> user_data_dir().parts[-2:]
+    ('embeval', 'data')
+    """
     import platformdirs
     return Path(platformdirs.user_data_dir("embeval")) / "data"
 
 def candidate_roots(path: str | os.PathLike | None = None) -> list[Path]:
-    "Folders searched for data, in order: `path`, `$EMBEVAL_DATA`, ../shared/data beside the repo or cwd, the user folder."
+    """Folders searched for data, in order: `path`, `$EMBEVAL_DATA`, ../shared/data beside the repo or cwd, the user folder.
+
+    >>> candidate_roots("mydata")[0].name, candidate_roots()[-1] == user_data_dir().resolve()
+    ('mydata', True)
+    """
     here = Path(__file__).resolve().parents[1] if "__file__" in globals() else Path.cwd()
     roots = [path, os.environ.get("EMBEVAL_DATA"), here.parent / "shared" / "data",
              Path.cwd().parent / "shared" / "data", user_data_dir()]
@@ -183,7 +203,14 @@ def _sha256(path: Path, size: int, mtime: float) -> str:
     return h.hexdigest()
 
 def verify(path: Path, expected: str) -> None:
-    "Raise ValueError if the sha256 of `path` is not `expected`."
+    """Raise ValueError if the sha256 of `path` is not `expected`.
+
+    >>> rel, sha = next(iter(dataset("stopwords").files.items()))
+    >>> verify(locate("stopwords") / rel, sha)
+    >>> verify(locate("stopwords") / rel, "0" * 64)
+    Traceback (most recent call last):
+    ValueError: checksum mismatch for ...
+    """
     st = path.stat()
     got = _sha256(path, st.st_size, st.st_mtime)
     if got != expected:
@@ -192,7 +219,11 @@ def verify(path: Path, expected: str) -> None:
 
 # %% ../nbs/data.ipynb #c013
 def locate(name: str, path: str | os.PathLike | None = None) -> Path:
-    "The data root holding every file of data set `name`, each verified against its sha256."
+    """The data root holding every file of data set `name`, each verified against its sha256.
+
+    >>> (locate("stopwords") / "wmd/stopwords/stop_words_115.txt").is_file()
+    True
+    """
     ds = dataset(name)
     roots = candidate_roots(path)
     for root in roots:
@@ -205,7 +236,12 @@ def locate(name: str, path: str | os.PathLike | None = None) -> Path:
 
 # %% ../nbs/data.ipynb #c016
 def fetch(name: str, dest: str | os.PathLike | None = None) -> Path:
-    "Download data set `name` into `dest` (default: the user data folder), verify it and return the root."
+    """Download data set `name` into `dest` (default: the user data folder), verify it and return the root.
+
+    >>> fetch("20news")    # no public byte-identical copy: nothing is downloaded
+    Traceback (most recent call last):
+    ValueError: data set '20news' has no public byte-identical download; obtain it a...
+    """
     ds = dataset(name)
     if set(ds.urls) != set(ds.files):
         raise ValueError(f"data set {name!r} has no public byte-identical download; obtain it as {ds.how}")
@@ -220,7 +256,12 @@ def fetch(name: str, dest: str | os.PathLike | None = None) -> Path:
 # %% ../nbs/data.ipynb #c018
 @dataclass
 class Corpus:
-    "A labelled document collection: `docs` token lists, `labels` (n,) int, `label_names`, `splits` [(train_idx, test_idx)]."
+    """A labelled document collection: `docs` token lists, `labels` (n,) int, `label_names`, `splits` [(train_idx, test_idx)].
+
+    >>> c = Corpus("toy", [["a"], ["b", "c"], ["d"]], np.array([0, 1, 0]), ["x", "y"], [(np.array([0, 1]), np.array([2]))])
+    >>> len(c), c.subset([1, 2]).splits
+    (3, [(array([0]), array([1]))])
+    """
     name: str
     docs: list
     labels: np.ndarray
@@ -242,11 +283,19 @@ PAPER_TEST_SIZES = {"bbcsport": 220, "twitter": 932, "classic": 2128, "amazon": 
 _TOKEN = re.compile(r"[a-z]+(?:'[a-z]+)*")
 
 def tokenize(text: str) -> list[str]:
-    "Lower-case word tokens of `text` (runs of letters, an inner apostrophe kept)."
+    """Lower-case word tokens of `text` (runs of letters, an inner apostrophe kept).
+
+    >>> tokenize("Don't STOP: it's 9 o'clock!")
+    ["don't", 'stop', "it's", "o'clock"]
+    """
     return _TOKEN.findall(text.lower())
 
 def stop_words(path=None) -> frozenset:
-    "Kusner's 115 stop words."
+    """Kusner's 115 stop words.
+
+    >>> len(stop_words()), "the" in stop_words()
+    (115, True)
+    """
     root = locate("stopwords", path)
     return frozenset((root / "wmd/stopwords/stop_words_115.txt").read_text().split())
 
@@ -351,7 +400,11 @@ def seeded_splits(n: int,             # number of documents, >= 0
                   n_splits: int = 5,  # number of splits, >= 0 (0: an empty list)
                   seed: int = 0       # seed of np.random.default_rng (anything it takes); one generator for all splits
                  ) -> list:           # (train_idx, test_idx) per split: sorted int64, n - n_test and n_test rows
-    "`n_splits` random (train_idx, test_idx) splits of range(n) with `n_test` test documents, seeded."
+    """`n_splits` random (train_idx, test_idx) splits of range(n) with `n_test` test documents, seeded.
+
+    >>> seeded_splits(5, 2, n_splits=2)
+    [(array([0, 1, 3]), array([2, 4])), (array([0, 2, 3]), array([1, 4]))]
+    """
     n = check_int(n, "n", low=0)
     n_test = check_int(n_test, "n_test", low=0, high=n, why="at most the n documents")
     n_splits = check_int(n_splits, "n_splits", low=0)
@@ -379,14 +432,26 @@ def _load_corpus(name: str, root: Path, seed: int) -> Corpus:
     return Corpus(name, docs, labels, label_names, splits)
 
 def load_corpus(name: str, path: str | os.PathLike | None = None, *, seed: int = 0) -> Corpus:
-    "The document corpus `name` (one of `CORPORA`), preprocessed as Kusner et al.; `seed` fixes the made-up splits."
+    """The document corpus `name` (one of `CORPORA`), preprocessed as Kusner et al.; `seed` fixes the made-up splits.
+
+    >>> c = load_corpus("bbcsport")
+    >>> len(c), c.label_names, [len(test) for _, test in c.splits]
+    (737, ['athletics', 'cricket', 'football', 'rugby', 'tennis'], [220, 220, 220, 220, 220])
+    """
     if name not in CORPORA:
         raise ValueError(f"unknown corpus {name!r}; known corpora: {', '.join(CORPORA)}")
     return _load_corpus(name, locate(name, path), seed)
 
 # %% ../nbs/data.ipynb #c033
 def load_wordsim(name: str, path: str | os.PathLike | None = None) -> pd.DataFrame:
-    "Word-similarity set `name` (one of `WORDSIM`) as a DataFrame with columns word1, word2, score (`.attrs['name']`: `name`)."
+    """Word-similarity set `name` (one of `WORDSIM`) as a DataFrame with columns word1, word2, score (`.attrs['name']`: `name`).
+
+    >>> df = load_wordsim("mc-30")
+    >>> df.head(2)
+      word1       word2  score
+    0   car  automobile   3.92
+    1   gem       jewel   3.84
+    """
     if name not in WORDSIM:
         raise ValueError(f"unknown word-similarity set {name!r}; known sets: {', '.join(WORDSIM)}")
     rel = next(iter(dataset(name).files))
@@ -402,7 +467,11 @@ LEXICON_FILES = ("ppdb", "framenet")          # lexicon files of the registry; "
 LEXICONS = LEXICON_FILES + ("wordnet+",)
 
 def lexicon_text(source: str | os.PathLike, path: str | os.PathLike | None = None) -> str:
-    "The text of a lexicon file: a registered one ('ppdb', 'framenet'), or any file in that format (a head word, then its neighbours, per line)."
+    """The text of a lexicon file: a registered one ('ppdb', 'framenet'), or any file in that format (a head word, then its neighbours, per line).
+
+    >>> lexicon_text("framenet").splitlines()[1].split()[:3]
+    ['sprinkle', 'splatter', 'pump']
+    """
     if isinstance(source, str) and source in LEXICON_FILES:
         return (locate(source, path) / next(iter(dataset(source).files))).read_bytes().decode("utf-8")
     if isinstance(source, str) and source == "wordnet+":
@@ -413,7 +482,11 @@ def lexicon_text(source: str | os.PathLike, path: str | os.PathLike | None = Non
     return Path(source).read_bytes().decode("utf-8")
 
 def lexicon_groups(source: str | os.PathLike, path: str | os.PathLike | None = None) -> list[list[str]]:
-    "The lines of a lexicon file (see `lexicon_text`) as lower-cased word groups, head first, repeated heads kept."
+    """The lines of a lexicon file (see `lexicon_text`) as lower-cased word groups, head first, repeated heads kept.
+
+    >>> [g for g in lexicon_groups("framenet") if g[0] == "corrode"]
+    [['corrode', 'rust'], ['corrode', 'tarnish', 'oxidize']]
+    """
     return [words for words in (line.lower().split() for line in lexicon_text(source, path).splitlines()) if words]
 
 # %% ../nbs/data.ipynb #c036b
@@ -428,7 +501,11 @@ def _gc_paused():
 
 # %% ../nbs/data.ipynb #c036bs1
 def lexicon_items(lexicon) -> list[tuple[str, Sequence[str]]]:
-    "(head, neighbours) pairs of a lexicon: a dict, or an iterable of pairs (a repeated head: the last pair wins), checked."
+    """(head, neighbours) pairs of a lexicon: a dict, or an iterable of pairs (a repeated head: the last pair wins), checked.
+
+    >>> lexicon_items({"car": ["auto"]}), lexicon_items([("a", ["b"]), ("a", ["c"])])
+    ([('car', ['auto'])], [('a', ['c'])])
+    """
     with _gc_paused(): return _lexicon_items(lexicon)
 
 def _lexicon_items(lexicon) -> list[tuple[str, Sequence[str]]]:
@@ -447,12 +524,20 @@ def _lexicon_items(lexicon) -> list[tuple[str, Sequence[str]]]:
 _DIGIT, _WORD_CHAR = re.compile(r"\d"), re.compile(r"\w")
 
 def is_plain_term(word: str) -> bool:
-    "Whether `word` has no digit and has a letter or underscore (the words the reference reader of Faruqui et al. keeps as they are)."
+    """Whether `word` has no digit and has a letter or underscore (the words the reference reader of Faruqui et al. keeps as they are).
+
+    >>> [is_plain_term(w) for w in ("new_york", "word2vec", "--")]
+    [True, False, False]
+    """
     return _DIGIT.search(word) is None and _WORD_CHAR.search(word) is not None
 
 # %% ../nbs/data.ipynb #c036bs3
 def clean_lexicon(lexicon) -> dict:
-    "`lexicon` without words that contain a digit or have no letter, as heads or as neighbours."
+    """`lexicon` without words that contain a digit or have no letter, as heads or as neighbours.
+
+    >>> clean_lexicon({"car": ["auto", "4x4"], "1990s": ["decade"]})
+    {'car': ['auto']}
+    """
     with _gc_paused():
         items = _lexicon_items(lexicon)
         words = set(chain.from_iterable(ns for _, ns in items)) | {h for h, _ in items}
@@ -467,7 +552,11 @@ def load_lexicon(source: str | os.PathLike,              # 'ppdb', 'framenet', '
                  clean: bool = False                     # True: words with a digit or no letter dropped
                 ) -> dict[str, list[str]]:               # {head: [neighbours]}, words lower-cased
     """Lexicon `source` as {word: [neighbours]}: 'ppdb', 'framenet', 'wordnet+' or a lexicon file; a repeated head's
-    neighbours merged if `merge_repeated`, else its last line wins; words with digits or without letters dropped if `clean`."""
+    neighbours merged if `merge_repeated`, else its last line wins; words with digits or without letters dropped if `clean`.
+
+    >>> load_lexicon("framenet")["corrode"], load_lexicon("framenet", merge_repeated=True)["corrode"]
+    (['tarnish', 'oxidize'], ['rust', 'tarnish', 'oxidize'])
+    """
     merge_repeated, clean = check_bool(merge_repeated, "merge_repeated"), check_bool(clean, "clean")
     if isinstance(source, str) and source == "wordnet+": return wordnet_lexicon(path, clean=clean)
     lexicon: dict[str, list[str]] = {}
@@ -514,18 +603,37 @@ def _cached_wordnet(kind: str, root: Path) -> list[list[str]]:
 
 # %% ../nbs/data.ipynb #c039s3
 def wordnet_synsets(path: str | os.PathLike | None = None) -> list[tuple[str, ...]]:
-    "The lower-cased word forms of every WordNet 3.0 synset (117,659 groups)."
+    """The lower-cased word forms of every WordNet 3.0 synset (117,659 groups).
+
+    Its first call builds the synsets with nltk and caches them (seconds), so the example shows the registered database
+    it reads.
+
+    >>> dataset("wordnet").kind, len(dataset("wordnet").files)
+    ('wordnet', 15)
+    """
     return [tuple(g) for g in _cached_wordnet("synsets", locate("wordnet", path))]
 
 # %% ../nbs/data.ipynb #c039s4
 def wordnet_lexicon(path: str | os.PathLike | None = None, *, clean: bool = False) -> dict[str, list[str]]:
-    "WordNet+ (synonyms, hypernyms, hyponyms) built from the WordNet 3.0 database, as {word: [neighbours]}; cleaned as `clean_lexicon` if `clean`."
+    """WordNet+ (synonyms, hypernyms, hyponyms) built from the WordNet 3.0 database, as {word: [neighbours]}; cleaned as `clean_lexicon` if `clean`.
+
+    Its first call builds WordNet+ with nltk and caches it (seconds), so the example shows the registered database it
+    reads.
+
+    >>> dataset("wordnet").kind, len(dataset("wordnet").files)
+    ('wordnet', 15)
+    """
     lexicon = {g[0]: g[1:] for g in _cached_wordnet("wordnet+", locate("wordnet", path))}
     return clean_lexicon(lexicon) if check_bool(clean, "clean") else lexicon
 
 # %% ../nbs/data.ipynb #c042
 def load_sts(split: str = "test", path: str | os.PathLike | None = None) -> pd.DataFrame:
-    "STS Benchmark `split` (train/dev/test): columns genre, filename, year, id, score, sentence1, sentence2."
+    """STS Benchmark `split` (train/dev/test): columns genre, filename, year, id, score, sentence1, sentence2.
+
+    >>> df = load_sts("dev")
+    >>> df.shape, df.score.agg(["min", "max"]).tolist()
+    ((1500, 7), [0.0, 5.0])
+    """
     if split not in ("train", "dev", "test"):
         raise ValueError(f"unknown STS-B split {split!r}; expected train, dev or test")
     cols = ["genre", "filename", "year", "id", "score", "sentence1", "sentence2"]
@@ -536,7 +644,12 @@ def load_sts(split: str = "test", path: str | os.PathLike | None = None) -> pd.D
     return df
 
 def load_mrpc(split: str = "train", path: str | os.PathLike | None = None) -> pd.DataFrame:
-    "MRPC `split` (train/test): columns label, id1, id2, sentence1, sentence2."
+    """MRPC `split` (train/test): columns label, id1, id2, sentence1, sentence2.
+
+    >>> df = load_mrpc("test")
+    >>> df.shape, df.label.value_counts().to_dict()
+    ((1725, 5), {1: 1147, 0: 578})
+    """
     if split not in ("train", "test"):
         raise ValueError(f"unknown MRPC split {split!r}; expected train or test")
     f = locate("mrpc", path) / f"paraphrase/mrpc/msr_paraphrase_{split}.txt"
@@ -544,7 +657,12 @@ def load_mrpc(split: str = "train", path: str | os.PathLike | None = None) -> pd
                        encoding="utf-8-sig", quoting=csv.QUOTE_NONE, dtype={"sentence1": str, "sentence2": str})
 
 def load_qqp(path: str | os.PathLike | None = None) -> pd.DataFrame:
-    "The 1000-pair Quora Question Pairs sample: columns id, qid1, qid2, question1, question2, is_duplicate."
+    """The 1000-pair Quora Question Pairs sample: columns id, qid1, qid2, question1, question2, is_duplicate.
+
+    >>> df = load_qqp()
+    >>> df.shape, int(df.is_duplicate.sum())
+    ((1000, 6), 374)
+    """
     df = pd.read_csv(locate("qqp", path) / "paraphrase/qqp/train_sample.csv")
     return df.drop(columns=df.columns[0])
 
@@ -557,7 +675,12 @@ def _distinct(sentences) -> list[str]:
 
 def raw_documents(name: str, path: str | os.PathLike | None = None) -> pd.DataFrame:
     """The documents of `name` as written, punctuation kept: columns title, body, label. A corpus of `CORPORA` (title =
-    its first line), or 'mrpc' / 'sts-b-news': each distinct sentence of MRPC, or of STS-B's news genre, as a body."""
+    its first line), or 'mrpc' / 'sts-b-news': each distinct sentence of MRPC, or of STS-B's news genre, as a body.
+
+    >>> df = raw_documents("bbcsport")
+    >>> df.shape, df.title[0], df.label[0]
+    ((737, 3), 'Claxton hunting first major medal', 'athletics')
+    """
     if name == "mrpc":
         body = _distinct(s for split in ("train", "test") for df in [load_mrpc(split, path)]
                          for col in ("sentence1", "sentence2") for s in df[col])
@@ -580,7 +703,11 @@ def _segmenter():
     return optional_import("pysbd", "n2o").Segmenter(language="en", clean=False)
 
 def split_sentences(text: str, *, drop_quoted: bool = False) -> list[str]:
-    "The sentences of `text`: paragraphs (split at blank lines), whitespace collapsed, segmented by pysbd; quoted lines dropped first if `drop_quoted`."
+    """The sentences of `text`: paragraphs (split at blank lines), whitespace collapsed, segmented by pysbd; quoted lines dropped first if `drop_quoted`.
+
+    >>> split_sentences("Mr. Smith won the race. He was glad!")
+    ['Mr. Smith won the race.', 'He was glad!']
+    """
     if not isinstance(text, str): raise TypeError(f"text must be a str, got {type(text).__name__}")
     if drop_quoted: text = _QUOTED.sub("", text)
     out = []
@@ -590,14 +717,24 @@ def split_sentences(text: str, *, drop_quoted: bool = False) -> list[str]:
     return out
 
 def is_prose(sentence: str, *, min_words: int = 3, max_words: int = 100) -> bool:
-    "Whether a segment reads as a sentence: `min_words`..`max_words` word tokens, at least 60% letters, no e-mail or web address."
+    """Whether a segment reads as a sentence: `min_words`..`max_words` word tokens, at least 60% letters, no e-mail or web address.
+
+    >>> is_prose("He was glad."), is_prose("See www.bbc.co.uk now"), is_prose("1-0")
+    (True, False, False)
+    """
     chars = sentence.replace(" ", "")
     return (min_words <= len(tokenize(sentence)) <= max_words and sum(c.isalpha() for c in chars) >= 0.6 * len(chars)
             and not any(m in sentence for m in ("@", "http:", "https:", "www.")))
 
 # %% ../nbs/data.ipynb #c051
 def segment_documents(bodies, *, drop_quoted: bool = False) -> pd.DataFrame:
-    "The prose sentences of `(doc, body)` pairs: columns doc, position (in the document, prose or not; 0 = first), sentence."
+    """The prose sentences of `(doc, body)` pairs: columns doc, position (in the document, prose or not; 0 = first), sentence.
+
+    >>> segment_documents([(0, "He won the race. Mail a@b.com now."), (3, "Was it close? Yes.")])
+       doc  position          sentence
+    0    0         0  He won the race.
+    1    3         0     Was it close?
+    """
     rows = [(i, p, s) for i, body in bodies for p, s in enumerate(split_sentences(body, drop_quoted=drop_quoted)) if is_prose(s)]
     return pd.DataFrame(rows, columns=["doc", "position", "sentence"])
 
@@ -612,7 +749,12 @@ def sentence_corpus(sources=SENTENCE_SOURCES,              # names of `raw_docum
                    ) -> pd.DataFrame:                      # distinct sentences: sentence, source, doc, position, copies
     """The distinct prose sentences of `sources` (all documents, or the document numbers `documents[source]`), in order:
     columns sentence, source, doc, position, copies (how often it occurs in the sources); a repeated sentence keeps
-    its first occurrence. Cached on disk."""
+    its first occurrence. Cached on disk.
+
+    >>> df = sentence_corpus(["bbcsport"], documents={"bbcsport": [0]})
+    >>> df.columns.tolist(), df.sentence[0][:40]
+    (['sentence', 'source', 'doc', 'position', 'copies'], 'British hurdler Sarah Claxton is confide')
+    """
     from embeval_nb.core import parallel_map
     sources = tuple(sources)
     documents = {s: sorted(int(i) for i in v) for s, v in (documents or {}).items()}
@@ -668,7 +810,16 @@ def mixed_sentence_corpus(size: int | None = None,  # rows wanted, >= 2; None: e
                           path=None                 # tried first for data (`candidate_roots`); None: the usual
                          ) -> pd.DataFrame:         # at most `size` rows: sentence, source, doc, position, copies
     """Sentences with columns sentence, source, doc, position: the news sources whole, then sentences of the other
-    sources up to `size` rows in all (None: every sentence of every source); sentences in `exclude` left out."""
+    sources up to `size` rows in all (None: every sentence of every source); sentences in `exclude` left out.
+
+    A first call segments thousands of documents (then cached), so the example shows the sources and the size check.
+
+    >>> NEWS_SOURCES, OTHER_SOURCES
+    (('bbcsport', 'mrpc', 'sts-b-news'), ('20news', 'amazon', 'classic', 'ohsumed'))
+    >>> mixed_sentence_corpus(1)
+    Traceback (most recent call last):
+    ValueError: size must be an integer >= 2, got 1 (or None for every sentence)
+    """
     exclude = set(exclude)
     if size is None:
         df = sentence_corpus(NEWS_SOURCES + OTHER_SOURCES, n_jobs=n_jobs, path=path)
@@ -683,13 +834,23 @@ def mixed_sentence_corpus(size: int | None = None,  # rows wanted, >= 2; None: e
 
 # %% ../nbs/data.ipynb #c052bs3
 def ledes(corpus: pd.DataFrame) -> np.ndarray:
-    "Rows of `corpus` that open a BBC Sport article (the first sentence of its body): the queries."
+    """Rows of `corpus` that open a BBC Sport article (the first sentence of its body): the queries.
+
+    >>> corpus = pd.DataFrame({"source": ["bbcsport", "bbcsport", "mrpc", "bbcsport"], "position": [0, 1, 0, 0]})
+    >>> ledes(corpus)
+    array([0, 3])
+    """
     return np.flatnonzero(((corpus.source == "bbcsport") & (corpus.position == 0)).to_numpy())
 
 # %% ../nbs/data.ipynb #debwl2
 @dataclass(frozen=True)
 class DebianWordList:
-    "A word list that a Debian package installs: the package, the file (a glob), its sha256 and its format."
+    """A word list that a Debian package installs: the package, the file (a glob), its sha256 and its format.
+
+    >>> wl = DEBIAN_WORD_LISTS["hunspell-sw"]
+    >>> wl.package, wl.pattern, wl.format
+    ('hunspell-sw', '/usr/share/hunspell/sw_TZ.dic', 'hunspell')
+    """
     package: str
     pattern: str
     sha256: str
@@ -715,7 +876,14 @@ DEBIAN_WORD_LISTS |= {f"tesseract-{code}": DebianWordList(f"tesseract-ocr-{code}
 
 # %% ../nbs/data.ipynb #debwl2s1
 def debian_file(name: str) -> Path:
-    "The installed, verified file of the registered Debian word list `name` (FileNotFoundError naming the package)."
+    """The installed, verified file of the registered Debian word list `name` (FileNotFoundError naming the package).
+
+    Whether a registered list is installed depends on the machine, so the example shows the check of the name.
+
+    >>> debian_file("tesseract-xyz")
+    Traceback (most recent call last):
+    ValueError: unknown Debian word list 'tesseract-xyz'; known: hunspell-sw, tesser...
+    """
     if name not in DEBIAN_WORD_LISTS:
         raise ValueError(f"unknown Debian word list {name!r}; known: {', '.join(DEBIAN_WORD_LISTS)}")
     wl = DEBIAN_WORD_LISTS[name]
@@ -728,7 +896,14 @@ def debian_file(name: str) -> Path:
 
 # %% ../nbs/data.ipynb #debwl2s2
 def read_hunspell_dic(path: str | os.PathLike) -> list[str]:
-    "The entries of a hunspell `.dic` in file order, affix flags stripped (affixes not expanded)."
+    r"""The entries of a hunspell `.dic` in file order, affix flags stripped (affixes not expanded).
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     _ = (Path(d) / "toy.dic").write_text("2\nhello/AB\nworld\n")
+    ...     read_hunspell_dic(Path(d) / "toy.dic")
+    ['hello', 'world']
+    """
     path = Path(path)
     aff = path.with_suffix(".aff")
     sets = re.findall(r"^SET\s+(\S+)", aff.read_text("latin-1"), re.M) if aff.exists() else []
@@ -737,7 +912,15 @@ def read_hunspell_dic(path: str | os.PathLike) -> list[str]:
 
 # %% ../nbs/data.ipynb #debwl2s3
 def tessdata_components(path: str | os.PathLike) -> dict[int, bytes]:
-    "The components of a Tesseract `.traineddata` by type number (int32 count, int64 offsets, then the blobs)."
+    """The components of a Tesseract `.traineddata` by type number (int32 count, int64 offsets, then the blobs).
+
+    >>> import tempfile
+    >>> data = np.int32(2).tobytes() + np.array([20, -1], "<i8").tobytes() + b"abc"   # type 0 at byte 20, type 1 absent
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     _ = (Path(d) / "toy.traineddata").write_bytes(data)
+    ...     tessdata_components(Path(d) / "toy.traineddata")
+    {0: b'abc'}
+    """
     b = Path(path).read_bytes()
     n = int(np.frombuffer(b, "<i4", 1)[0])
     offsets = np.frombuffer(b, "<i8", n, 4)
@@ -746,13 +929,23 @@ def tessdata_components(path: str | os.PathLike) -> dict[int, bytes]:
 
 # %% ../nbs/data.ipynb #debwl2s4
 def read_unicharset(data: bytes) -> list[str]:
-    "The characters of a Tesseract unicharset, by id (`NULL` is the space)."
+    r"""The characters of a Tesseract unicharset, by id (`NULL` is the space).
+
+    >>> read_unicharset(b"3\nNULL 0\na 3\nb 3\n")
+    [' ', 'a', 'b']
+    """
     lines = data.decode("utf-8").split("\n")
     return [" " if c == "NULL" else c for c in (line.split(" ", 1)[0] for line in lines[1:int(lines[0]) + 1])]
 
 # %% ../nbs/data.ipynb #debwl2s5
 def read_squished_dawg(data: bytes, unichars: list[str]) -> list[str]:
-    "Every word of a Tesseract squished DAWG, in the order `dawg2wordlist` writes them."
+    """Every word of a Tesseract squished DAWG, in the order `dawg2wordlist` writes them.
+
+    >>> head = np.array([(42, 3, 2)], np.dtype([("m", "<i2"), ("s", "<i4"), ("n", "<i4")])).tobytes()
+    >>> edges = np.array([1 | 5 << 2 | 1 << 5, 2 | 5 << 2], "<u8").tobytes()
+    >>> read_squished_dawg(head + edges, [" ", "a", "b"])
+    ['a', 'ab']
+    """
     magic, size, n_edges = np.frombuffer(data[:10], np.dtype([("m", "<i2"), ("s", "<i4"), ("n", "<i4")]))[0]
     if magic != 42: raise ValueError(f"not a squished DAWG (magic number {magic}, expected 42)")
     edges = np.frombuffer(data, "<u8", int(n_edges), 10)
@@ -773,7 +966,17 @@ def read_squished_dawg(data: bytes, unichars: list[str]) -> list[str]:
 
 # %% ../nbs/data.ipynb #debwl2s6
 def debian_word_list(name: str) -> list[str]:
-    "Every word of the registered Debian word list `name`: `.dic` stems in file order, or the DAWG's words."
+    """Every word of the registered Debian word list `name`: `.dic` stems in file order, or the DAWG's words.
+
+    Whether a registered list is installed depends on the machine, so the example shows its format and the check of the
+    name.
+
+    >>> DEBIAN_WORD_LISTS["tesseract-mlt"].format
+    'tessdata'
+    >>> debian_word_list("tesseract-xyz")
+    Traceback (most recent call last):
+    ValueError: unknown Debian word list 'tesseract-xyz'; known: hunspell-sw, tesser...
+    """
     path, fmt = debian_file(name), DEBIAN_WORD_LISTS[name].format
     if fmt == "hunspell": return read_hunspell_dic(path)
     parts = tessdata_components(path)

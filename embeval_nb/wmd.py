@@ -441,14 +441,29 @@ def _cost_matrix(M, shape: tuple[int, int]) -> tuple[np.ndarray, int]:
     return rescale_exactly(M)
 
 def emd(a, b, M) -> np.ndarray:
-    "Optimal transport plan `(n1, n2)` between weights `a (n1,)`, `b (n2,)` (normalised to sum 1) for cost `M (n1, n2)`."
+    """Optimal transport plan `(n1, n2)` between weights `a (n1,)`, `b (n2,)` (normalised to sum 1) for cost `M (n1, n2)`.
+
+    Unlike POT's `ot.emd`, `a` and `b` need not have equal sums (each is scaled to sum 1 first), and there is no
+    iteration limit (POT's `numItermax=100000` can stop short of the optimum).
+
+    >>> emd([1, 1], [2, 0, 2], [[0., 1., 2.], [2., 1., 0.]])
+    array([[0.5, 0. , 0. ],
+           [0. , 0. , 0.5]])
+    """
     a, b = _marginal(a, "a"), _marginal(b, "b")
     M, _ = _cost_matrix(M, (len(a), len(b)))          # a cost scaled by a power of two has the same optimal plan
     F = np.empty(M.shape); _emd(a, b, M, F)
     return F
 
 def emd2(a, b, M) -> float:
-    "Optimal transport cost between weights `a (n1,)`, `b (n2,)` (normalised to sum 1) for cost `M (n1, n2)`."
+    """Optimal transport cost between weights `a (n1,)`, `b (n2,)` (normalised to sum 1) for cost `M (n1, n2)`.
+
+    Unlike POT's `ot.emd2`, `a` and `b` are each scaled to sum 1 first (POT needs equal sums and prices the masses as
+    given).
+
+    >>> emd2([1, 1], [1, 1], [[0., 1.], [1., 0.]]), emd2([1, 0], [0, 2], [[0., 3.], [3., 0.]])
+    (0.0, 3.0)
+    """
     F = emd(a, b, M)
     return float((F * np.ascontiguousarray(M, dtype=np.float64)).sum())
 
@@ -569,7 +584,15 @@ def wmd(x,                          # one document: (V,) weights or a (1, V) row
         *,
         metric: str = "euclidean",  # cost between word vectors: 'euclidean', 'sqeuclidean' or 'cityblock'
        ) -> float:                  # the WMD (>= 0, in the cost's units), with x and y scaled to sum 1
-    "Exact WMD between weight vectors `x, y (V,)` (normalised to sum 1) with word embeddings `E (V, d)`."
+    """Exact WMD between weight vectors `x, y (V,)` (normalised to sum 1) with word embeddings `E (V, d)`.
+
+    Unlike gensim's `wmdistance`, it takes weight vectors and uses `E` as given (no scaling of word vectors to unit
+    length; `wmd_tokens` does that).
+
+    >>> E = np.array([[0., 0.], [3., 4.], [0., 4.]])
+    >>> wmd(np.array([1., 0., 0.]), np.array([0., 1., 1.]), E)
+    4.5
+    """
     xi, a, yi, b, E, k = _doc_pair(x, y, E)
     code = _metric_code(metric)
     return float(unscale(_wmd_words(E, xi, a, yi, b, code), k, code))
@@ -587,7 +610,12 @@ def wmd_paired(Xa,                          # (n, V) document weights, sparse or
                *,
                metric: str = "euclidean",   # cost between word vectors: 'euclidean', 'sqeuclidean' or 'cityblock'
               ) -> np.ndarray:              # (n,) float64: WMD of row i of Xa to row i of Xb, rows scaled to sum 1
-    "Exact WMD between row `i` of `Xa (n, V)` and row `i` of `Xb (n, V)` for every `i`: `(n,)`."
+    """Exact WMD between row `i` of `Xa (n, V)` and row `i` of `Xb (n, V)` for every `i`: `(n,)`.
+
+    >>> E = np.array([[0., 0.], [3., 4.], [0., 4.]])
+    >>> wmd_paired(np.eye(3)[[0, 1]], np.eye(3)[[1, 2]], E)
+    array([5., 3.])
+    """
     E, k = rescale_exactly(_as_embeddings(E)); code = _metric_code(metric)
     Xa = _l1_rows(as_document_weights(Xa, "Xa", E.shape[0])); Xb = _l1_rows(as_document_weights(Xb, "Xb", E.shape[0]))
     if Xa.shape[0] != Xb.shape[0]: raise ValueError(f"Xa has {Xa.shape[0]} rows, Xb has {Xb.shape[0]}")
@@ -602,7 +630,12 @@ def travel_distances(x,                          # one document: (V,) weights or
                      *,
                      metric: str = "euclidean",  # cost between word vectors: 'euclidean', 'sqeuclidean' or 'cityblock'
                     ) -> tuple[np.ndarray, np.ndarray]:  # (m,) float64 costs and (m,) flows, in (x word, y word) order
-    "Costs and masses `(m,), (m,)` of the word pairs that exchange mass in the optimal WMD flow from `x` to `y`."
+    """Costs and masses `(m,), (m,)` of the word pairs that exchange mass in the optimal WMD flow from `x` to `y`.
+
+    >>> E = np.array([[0., 0.], [3., 4.], [0., 4.]])
+    >>> travel_distances(np.array([1., 0., 0.]), np.array([0., 1., 1.]), E)
+    (array([5., 4.]), array([0.5, 0.5]))
+    """
     xi, a, yi, b, E, k = _doc_pair(x, y, E)
     code = _metric_code(metric)
     C = _distance_rows(E, xi, E, yi, code); F = np.empty(C.shape)
@@ -612,11 +645,24 @@ def travel_distances(x,                          # one document: (V,) weights or
 
 # %% ../nbs/wmd_impl.ipynb #c028
 def onehot_embeddings(V: int) -> np.ndarray:
-    "`sqrt(2) * I (V, V)`: embeddings under which WMD equals the L1/L1 bag-of-words distance (Prop. 4.1)."
+    """`sqrt(2) * I (V, V)`: embeddings under which WMD equals the L1/L1 bag-of-words distance (Prop. 4.1).
+
+    >>> x, y = np.array([2., 0., 0.]), np.array([0., 1., 1.])
+    >>> round(wmd(x, y, onehot_embeddings(3)), 4), bow_distances(x[None], y[None])   # Prop. 4.1: WMD = L1/L1 BOW
+    (2.0, array([[2.]]))
+    """
     return math.sqrt(2.0) * np.eye(V)
 
 def bow_l1_cost(V: int) -> np.ndarray:
-    "The cost matrix `(V, V)` of Prop. 4.1: 0 on the diagonal, 2 elsewhere."
+    """The cost matrix `(V, V)` of Prop. 4.1: 0 on the diagonal, 2 elsewhere.
+
+    >>> bow_l1_cost(3)
+    array([[0., 2., 2.],
+           [2., 0., 2.],
+           [2., 2., 0.]])
+    >>> emd2([2, 0, 0], [0, 1, 1], bow_l1_cost(3))
+    2.0
+    """
     return 2.0 * (1.0 - np.eye(V))
 
 # %% ../nbs/wmd_impl.ipynb #c032
@@ -833,7 +879,15 @@ def wmd_knn(Xq,                              # (nq, V) query weights, sparse or 
             chunk_size: int | None = None,   # query rows per task, >= 1; None: ~4 tasks per worker, <= 64 rows each
             return_stats: bool = False,      # True: a third item {'exact': transport problems solved, 'pairs': nq * nr}
            ):  # dist (nq, k) float64 ascending, idx (nq, k) int64 rows of Xr (ties to the smaller), [stats]
-    "Exact `k` nearest rows of `Xr (nr, V)` for every row of `Xq (nq, V)` by WMD: `(dist (nq, k), idx (nq, k))`, ascending, ties by index."
+    """Exact `k` nearest rows of `Xr (nr, V)` for every row of `Xq (nq, V)` by WMD: `(dist (nq, k), idx (nq, k))`, ascending, ties by index.
+
+    >>> X, E = np.eye(3), np.array([[0.], [1.], [3.]])
+    >>> dist, idx = wmd_knn(X, X, E, 2)
+    >>> idx.tolist(), dist.tolist()
+    ([[0, 1], [1, 0], [2, 1]], [[0.0, 1.0], [0.0, 1.0], [0.0, 2.0]])
+    >>> wmd_knn(X, X, E, 1, exclude_self=True)[1].ravel()
+    array([1, 0, 1])
+    """
     k, n_jobs = check_int(k, "k"), check_n_jobs(n_jobs)
     if chunk_size is not None: chunk_size = check_int(chunk_size, "chunk_size", low=1)
     Xq, Xr, E, Cr, code, shift = _prepare(Xq, Xr, E, metric)
@@ -866,7 +920,13 @@ def wmd_pairwise(Xq,                          # (nq, V) query weights, sparse or
                  n_jobs: int = 1,             # joblib workers: > 0, -1 every core, -2 all but one, ... (not 0)
                  backend: str | None = None,  # None (loky; n_jobs 1: serial), 'loky', 'dask', 'threading', 'multiprocessing'
                 ) -> np.ndarray:              # (nq, nr) float64, between the rows scaled to sum 1
-    "Exact WMD between every row of `Xq (nq, V)` and every row of `Xr (nr, V)`: `(nq, nr)`."
+    """Exact WMD between every row of `Xq (nq, V)` and every row of `Xr (nr, V)`: `(nq, nr)`.
+
+    >>> wmd_pairwise(np.eye(3), np.array([[1., 1., 0.]]), np.array([[0.], [1.], [3.]]))
+    array([[0.5],
+           [0.5],
+           [2.5]])
+    """
     n_jobs = check_n_jobs(n_jobs)
     Xq, Xr, E, _, code, shift = _prepare(Xq, Xr, E, metric)
     chunks = _chunks(Xq.shape[0], n_jobs if n_jobs > 0 else 8, None)
@@ -919,7 +979,16 @@ def wmd_tokens(doc_a,                       # tokens (str), not one string; thos
                metric: str = "euclidean",   # cost between word vectors: 'euclidean', 'sqeuclidean' or 'cityblock'
                normalize: bool = True,      # True: the word vectors are scaled to unit length first (zero ones stay 0)
               ) -> float:                   # the WMD between the documents' token counts, each scaled to sum 1
-    "Exact WMD between token lists `doc_a` and `doc_b` with word `vectors` (WordVectors or gensim KeyedVectors), as gensim's `wmdistance`."
+    """Exact WMD between token lists `doc_a` and `doc_b` with word `vectors` (WordVectors or gensim KeyedVectors), as gensim's `wmdistance`.
+
+    Tokens without a vector are dropped and the vectors scaled to unit length (`normalize=True`), as gensim's defaults
+    do; a document left without tokens is a ValueError, where gensim returns inf.
+
+    >>> from embeval_nb.embeddings import WordVectors
+    >>> wv = WordVectors(["cat", "dog", "car"], np.array([[1., 0.], [0.6, 0.8], [0., 2.]]))
+    >>> round(wmd_tokens(["the", "cat"], ["dog"], wv), 4)
+    0.8944
+    """
     docs = [_tokens(doc_a, "doc_a"), _tokens(doc_b, "doc_b")]
     X, E = _token_problem(docs, ["doc_a", "doc_b"], vectors, normalize)
     return wmd(X[0], X[1], E, metric=metric)
@@ -933,7 +1002,14 @@ def wmd_tokens_pairwise(docs_a,                      # list of token lists, each
                         normalize: bool = True,      # True: word vectors scaled to unit length first (zero ones stay 0)
                         n_jobs: int = 1,             # joblib workers: > 0, -1 every core, -2 all but one, ... (not 0)
                        ) -> np.ndarray:              # (len(docs_a), len(docs_b)) float64 WMDs
-    "Exact WMD `(len(docs_a), len(docs_b))` between every token list of `docs_a` and every one of `docs_b`, each as `wmd_tokens` computes it."
+    """Exact WMD `(len(docs_a), len(docs_b))` between every token list of `docs_a` and every one of `docs_b`, each as `wmd_tokens` computes it.
+
+    >>> from embeval_nb.embeddings import WordVectors
+    >>> wv = WordVectors(["cat", "dog", "car"], np.array([[1., 0.], [0.6, 0.8], [0., 2.]]))
+    >>> wmd_tokens_pairwise([["cat"], ["car", "the"]], [["dog"]], wv).round(4)
+    array([[0.8944],
+           [0.6325]])
+    """
     A, B = _token_lists(docs_a, "docs_a"), _token_lists(docs_b, "docs_b")
     names = [f"docs_a[{i}]" for i in range(len(A))] + [f"docs_b[{i}]" for i in range(len(B))]
     X, E = _token_problem(A + B, names, vectors, normalize)
@@ -949,7 +1025,19 @@ def bow_distances(Xq,                          # (nq, V) weights, sparse or dens
                   metric: str = "cityblock",   # 'cityblock' (L1) or 'euclidean' (L2)
                   n_jobs: int | None = None,   # sklearn's pairwise_distances workers: > 0, -1 every core, ...; None: 1
                  ) -> np.ndarray:              # (nq, nr) float64
-    "Distances `(nq, nr)` between rows of `Xq` and `Xr` normalised by `norm` (None, 'l1', 'l2') under `metric` ('cityblock' or 'euclidean')."
+    """Distances `(nq, nr)` between rows of `Xq` and `Xr` normalised by `norm` (None, 'l1', 'l2') under `metric` ('cityblock' or 'euclidean').
+
+    Unlike scikit-learn's `pairwise_distances` (rows as given, Euclidean), rows are scaled to sum 1 and compared by L1
+    by default.
+
+    >>> X = np.array([[2., 0.], [1., 1.]])
+    >>> bow_distances(X, X)
+    array([[0., 1.],
+           [1., 0.]])
+    >>> bow_distances(X, X, norm=None, metric="euclidean").round(4)
+    array([[0.    , 1.4142],
+           [1.4142, 0.    ]])
+    """
     from sklearn.metrics import pairwise_distances
     norm, metric = check_choice(norm, "norm", (None, "l1", "l2")), check_metric(metric, BOW_METRICS)
     Xq = as_document_weights(Xq, "Xq", allow_empty=True)
@@ -960,7 +1048,11 @@ def bow_distances(Xq,                          # (nq, V) weights, sparse or dens
 
 # %% ../nbs/wmd_impl.ipynb #c049
 def find_duplicates(X) -> list[np.ndarray]:
-    "Groups (ascending index arrays, ordered by first index) of rows of `X` with identical counts."
+    """Groups (ascending index arrays, ordered by first index) of rows of `X` with identical counts.
+
+    >>> find_duplicates(np.array([[1, 0], [0, 2], [1, 0], [0, 2], [3, 3]]))
+    [array([0, 2]), array([1, 3])]
+    """
     X = as_document_weights(X, "X", allow_empty=True)
     groups: dict = {}
     for r in range(X.shape[0]):
@@ -974,7 +1066,15 @@ def drop_duplicates(X,                    # (n, V) document weights, sparse or d
                     seed: int = 0,        # seed of the random order of the rows, 0 <= seed < 2**32
                     keep: str = "last",   # which row of a group stays: 'last' or 'first' in that order
                    ) -> tuple[np.ndarray, list]:  # kept rows (m,) ascending; per split a tuple of positions among them
-    "Rows to keep `(m,)` (one per duplicate group, chosen in a seeded random order) and `splits` re-indexed to them."
+    """Rows to keep `(m,)` (one per duplicate group, chosen in a seeded random order) and `splits` re-indexed to them.
+
+    Unlike pandas' `drop_duplicates` (the first row in row order), a group keeps its last row in a seeded random order
+    by default.
+
+    >>> X = np.array([[1, 0], [0, 1], [1, 0], [0, 2]])
+    >>> drop_duplicates(X, [(np.array([0, 1]), np.array([2, 3]))])
+    (array([0, 1, 3]), [(array([0, 1]), array([2]))])
+    """
     keep = check_choice(keep, "keep", ("first", "last")); seed = check_int(seed, "seed", low=0, high=2 ** 32 - 1)
     X = as_document_weights(X, "X", allow_empty=True); n = X.shape[0]
     rank = np.empty(n, dtype=np.int64); rank[np.random.RandomState(seed).permutation(n)] = np.arange(n)
@@ -989,7 +1089,12 @@ def drop_duplicates(X,                    # (n, V) document weights, sparse or d
 
 # %% ../nbs/wmd_impl.ipynb #c052
 def knn_predict(neigh_idx, y_ref, k: int) -> np.ndarray:
-    "Majority label `(nq,)` among the first `k` neighbours `neigh_idx (nq, >=k)` with labels `y_ref`; ties to the smallest label."
+    """Majority label `(nq,)` among the first `k` neighbours `neigh_idx (nq, >=k)` with labels `y_ref`; ties to the smallest label.
+
+    >>> idx, y_ref = np.array([[0, 1, 2], [2, 1, 0]]), np.array([5, 7, 7])
+    >>> knn_predict(idx, y_ref, 1), knn_predict(idx, y_ref, 3)
+    (array([5, 7]), array([7, 7]))
+    """
     neigh_idx, k = np.asarray(neigh_idx), check_int(k, "k")
     if not 1 <= k <= neigh_idx.shape[1]: raise ValueError(f"k must be in 1..{neigh_idx.shape[1]}, got {k}")
     classes, codes = np.unique(np.asarray(y_ref), return_inverse=True)
@@ -1004,7 +1109,12 @@ def wknn_predict(neigh_idx,             # (nq, k) int: each query's neighbours, 
                  *,
                  stable: bool = False,  # True: d measured from the row's first distance, so not all weights underflow
                 ) -> np.ndarray:        # (nq,) labels with the largest summed weight, ties to the smallest label
-    "Label `(nq,)` with the largest sum of weights `exp(-d/gamma)` over all given neighbours; ties to the smallest label."
+    """Label `(nq,)` with the largest sum of weights `exp(-d/gamma)` over all given neighbours; ties to the smallest label.
+
+    >>> idx, dist, y_ref = np.array([[0, 1, 2]]), np.array([[0.1, 0.5, 0.6]]), np.array([5, 7, 7])
+    >>> wknn_predict(idx, dist, y_ref, 0.1), wknn_predict(idx, dist, y_ref, 1.0)
+    (array([5]), array([7]))
+    """
     neigh_idx, neigh_dist = np.asarray(neigh_idx), np.asarray(neigh_dist, dtype=np.float64)
     gamma, stable = check_real(gamma, "gamma", low=0, low_open=True), check_bool(stable, "stable")
     classes, codes = np.unique(np.asarray(y_ref), return_inverse=True)
@@ -1026,7 +1136,12 @@ def bow_neighbours(norm: str | None = "l1",    # rows scaled first: 'l1', 'l2' o
                    *,
                    n_jobs: int | None = None,  # workers of `bow_distances`: > 0, -1 every core, ...; None: 1
                   ) -> Callable:  # (Xq, Xr, k) -> (dist (nq, k), idx (nq, k)), ascending, ties to the smaller index
-    "A neighbour function `(Xq, Xr, k) -> (dist, idx)` for BOW (or TF-IDF with `idf`) under `norm`/`metric`."
+    """A neighbour function `(Xq, Xr, k) -> (dist, idx)` for BOW (or TF-IDF with `idf`) under `norm`/`metric`.
+
+    >>> X = np.array([[2., 0.], [1., 1.], [0., 3.]])
+    >>> bow_neighbours()(X[:1], X, 2)
+    (array([[0., 1.]]), array([[0, 1]]))
+    """
     norm, metric = check_choice(norm, "norm", (None, "l1", "l2")), check_metric(metric, BOW_METRICS)
     def neighbours(Xq, Xr, k):
         if idf is not None: Xq, Xr = tfidf(Xq, idf), tfidf(Xr, idf)
@@ -1040,7 +1155,12 @@ def wmd_neighbours(E,                            # (V, d) finite word vectors, r
                    n_jobs: int = 1,              # workers of `wmd_knn`: > 0, -1 every core, -2 all but one, ... (not 0)
                    backend: str | None = None,   # joblib backend, as in `wmd_knn` (None: loky; n_jobs 1: serial)
                   ) -> Callable:  # (Xq, Xr, k) -> `wmd_knn(Xq, Xr, E, k, ...)`: (dist (nq, k), idx (nq, k))
-    "A neighbour function `(Xq, Xr, k) -> (dist, idx)` by exact WMD (WMD-TF-IDF with `idf`)."
+    """A neighbour function `(Xq, Xr, k) -> (dist, idx)` by exact WMD (WMD-TF-IDF with `idf`).
+
+    >>> X, E = np.eye(3), np.array([[0.], [1.], [3.]])
+    >>> wmd_neighbours(E)(X[2:], X, 2)
+    (array([[0., 2.]]), array([[2, 1]]))
+    """
     def neighbours(Xq, Xr, k):
         if idf is not None: Xq, Xr = tfidf(Xq, idf), tfidf(Xr, idf)
         return wmd_knn(Xq, Xr, E, k, metric=metric, n_jobs=n_jobs, backend=backend)
@@ -1049,7 +1169,13 @@ def wmd_neighbours(E,                            # (V, d) finite word vectors, r
 # %% ../nbs/wmd_impl.ipynb #c055
 @dataclass(frozen=True)
 class KnnResult:
-    "kNN on a test set with `k` chosen on a validation split of the training set; errors in %."
+    """kNN on a test set with `k` chosen on a validation split of the training set; errors in %.
+
+    >>> X = np.array([[3, 0], [2, 1], [3, 1], [4, 0], [0, 3], [1, 2], [1, 3], [0, 4], [4, 1], [1, 4]])
+    >>> r = evaluate_knn(bow_neighbours(), X, X.argmax(1), np.array([[5, 1], [2, 3]]), np.array([0, 1]), kmax=3)
+    >>> r.error, r.k, r.predicted, r.correct
+    (0.0, 1, array([0, 1]), array([ True,  True]))
+    """
     error: float                    # test error, %
     k: int                          # the k chosen on the validation split (the first best)
     validation_error: tuple         # validation error, %, for k = 1..kmax
@@ -1058,7 +1184,13 @@ class KnnResult:
 
 @dataclass(frozen=True)
 class WknnResult:
-    "Weighted kNN on a test set with `gamma` chosen on a validation split of the training set; errors in %."
+    """Weighted kNN on a test set with `gamma` chosen on a validation split of the training set; errors in %.
+
+    >>> X = np.array([[3, 0], [2, 1], [3, 1], [4, 0], [0, 3], [1, 2], [1, 3], [0, 4], [4, 1], [1, 4]])
+    >>> r = evaluate_wknn(bow_neighbours(), X, X.argmax(1), np.array([[5, 1], [2, 3]]), np.array([0, 1]), gammas=[0.1, 1.0], k=3)
+    >>> r.error, r.gamma, r.predicted
+    (0.0, 0.1, array([0, 1]))
+    """
     error: float                    # test error, %
     gamma: float                    # the gamma chosen on the validation split (the first best)
     validation_error: tuple         # validation error, %, for each gamma of the grid
@@ -1096,7 +1228,13 @@ def evaluate_knn(neighbours: Callable,             # (Xq, Xr, k) -> (dist (nq, k
                  seed: int = 0,                    # seed of the 80/20 split and validation subset, 0..2**32 - 1
                  n_validation: int | None = None,  # >= 1: at most this many validation documents (seeded); None: all
                 ) -> KnnResult:  # error %, k, validation error % for k = 1..kmax, predicted and correct (n_test,)
-    "Test error (%) and predictions of kNN with k in 1..kmax chosen on an 80/20 split of the training set (first best)."
+    """Test error (%) and predictions of kNN with k in 1..kmax chosen on an 80/20 split of the training set (first best).
+
+    >>> X = np.array([[3, 0], [2, 1], [3, 1], [4, 0], [0, 3], [1, 2], [1, 3], [0, 4], [4, 1], [1, 4]])
+    >>> r = evaluate_knn(bow_neighbours(), X, X.argmax(1), np.array([[5, 1], [2, 3]]), np.array([0, 1]), kmax=3)
+    >>> r.error, r.k, r.validation_error
+    (0.0, 1, (0.0, 0.0, 0.0))
+    """
     kmax = check_int(kmax, "kmax", low=1)
     y_train, y_test = _labels(X_train, y_train, X_test, y_test)
     tr, va = _split(len(y_train), 0.2, seed, n_validation)
@@ -1121,7 +1259,13 @@ def evaluate_wknn(neighbours: Callable,             # (Xq, Xr, k) -> (dist (nq, 
                   stable: bool = False,             # True: weights relative to the nearest, as in `wknn_predict`
                   n_validation: int | None = None,  # >= 1: at most this many validation documents (seeded); None: all
                  ) -> WknnResult:  # error %, gamma, validation error % per gamma, predicted and correct (n_test,)
-    "Test error (%) and predictions of weighted kNN (k neighbours, weights exp(-d/gamma)), gamma chosen on a 70/30 split."
+    """Test error (%) and predictions of weighted kNN (k neighbours, weights exp(-d/gamma)), gamma chosen on a 70/30 split.
+
+    >>> X = np.array([[3, 0], [2, 1], [3, 1], [4, 0], [0, 3], [1, 2], [1, 3], [0, 4], [4, 1], [1, 4]])
+    >>> r = evaluate_wknn(bow_neighbours(), X, X.argmax(1), np.array([[5, 1], [2, 3]]), np.array([0, 1]), gammas=[0.1, 1.0], k=3)
+    >>> r.error, r.gamma, r.validation_error
+    (0.0, 0.1, (0.0, 0.0))
+    """
     gammas = (np.arange(20) + 1) / 200 if gammas is None else np.asarray(gammas, dtype=np.float64)
     if gammas.ndim != 1 or len(gammas) == 0 or not (np.isfinite(gammas) & (gammas > 0)).all():
         raise ValueError(f"gammas must be a non-empty 1-D sequence of positive finite numbers, got {gammas!r}")
@@ -1142,7 +1286,13 @@ def _matrix_key(X) -> str:
     return content_key(sp.csr_matrix(X))
 
 class CachedNeighbours:
-    "A neighbour function `(Xq, Xr, k) -> (dist, idx)` that runs each distinct search once, with `max(k, kmax)` columns."
+    """A neighbour function `(Xq, Xr, k) -> (dist, idx)` that runs each distinct search once, with `max(k, kmax)` columns.
+
+    >>> X = np.array([[2., 0.], [1., 1.], [0., 3.]])
+    >>> nb = CachedNeighbours(bow_neighbours(), kmax=3)
+    >>> nb(X, X, 1)[1].ravel(), nb(X, X, 2)[1].shape, len(nb.cache)
+    (array([0, 1, 2]), (3, 2), 1)
+    """
     def __init__(self, neighbours: Callable, kmax: int = 19):
         if check_int(kmax, "kmax") < 1: raise ValueError(f"kmax must be at least 1, got {kmax}")
         self.base, self.kmax, self.cache, self.seconds = neighbours, kmax, {}, 0.0   # seconds spent searching
@@ -1191,7 +1341,13 @@ def restrict_neighbours(neighbours: CachedNeighbours,  # stores or runs the sear
                         tr_sub,                        # the references kept: a strictly increasing subset of tr
                         k: int = 19                    # neighbours per query, 1 <= k <= len(tr_sub)
                         ) -> tuple[np.ndarray, np.ndarray]:  # (len(te_sub), k): dist float64, idx int64 into tr_sub
-    "Lists `(dist, idx) : (len(te_sub), k)` of rows `te_sub` of `W` among rows `tr_sub`, cut from the (te, tr) search."
+    """Lists `(dist, idx) : (len(te_sub), k)` of rows `te_sub` of `W` among rows `tr_sub`, cut from the (te, tr) search.
+
+    >>> W = np.array([[2., 0.], [1., 2.], [0., 3.], [3., 0.], [1., 1.]])
+    >>> dist, idx = restrict_neighbours(CachedNeighbours(bow_neighbours()), W, [0, 1], [2, 3, 4], [1], [2, 3], k=1)
+    >>> dist.round(4), idx
+    (array([[0.6667]]), array([[0]]))
+    """
     te, tr = _sorted_subset(te, te, "te", "te"), _sorted_subset(tr, tr, "tr", "tr")
     te_sub, tr_sub = _sorted_subset(te_sub, te, "te_sub", "te"), _sorted_subset(tr_sub, tr, "tr_sub", "tr")
     if not 1 <= check_int(k, "k") <= len(tr_sub): raise ValueError(f"k must be in 1..{len(tr_sub)} (the size of tr_sub), got {k}")
@@ -1212,7 +1368,13 @@ def restrict_neighbours(neighbours: CachedNeighbours,  # stores or runs the sear
 def by_document(wrong, docs) -> np.ndarray:
     """`(documents, rows, 2)`: for each test document (in the order of `np.unique(docs)`) and row, the errors made on
     it and the number of times it was classified. `wrong : (items, rows)` scores the test items (1 wrong, 0 right,
-    NaN not classified); `docs : (items,)` is the document of each item."""
+    NaN not classified); `docs : (items,)` is the document of each item.
+
+    >>> wrong = np.array([[1.], [0.], [np.nan]])
+    >>> by_document(wrong, np.array([7, 7, 8]))[:, 0]
+    array([[1., 2.],
+           [0., 0.]])
+    """
     wrong, docs = np.asarray(wrong, dtype=np.float64), np.asarray(docs)
     if wrong.ndim != 2 or docs.shape != (len(wrong),):
         raise ValueError(f"wrong must be (items, rows) and docs (items,), got {wrong.shape} and {docs.shape}")
@@ -1222,28 +1384,54 @@ def by_document(wrong, docs) -> np.ndarray:
     return W
 
 def error_rate(W) -> np.ndarray:
-    "Error rate over the documents of units `W : (documents, rows, 2)` (from `by_document`), one per row; one number for `W[:, i]`."
+    """Error rate over the documents of units `W : (documents, rows, 2)` (from `by_document`), one per row; one number for `W[:, i]`.
+
+    >>> W = by_document(np.array([[1., 0.], [0., 0.], [1., np.nan]]), np.array([7, 7, 8]))
+    >>> error_rate(W).round(4)
+    array([0.6667, 0.    ])
+    """
     return W[..., 0].sum(0) / W[..., 1].sum(0)
 
 def error_ratio(a: float, b: float) -> float:
-    "a / b for two error rates: infinite if only `b` is 0, and 1 if both are."
+    """a / b for two error rates: infinite if only `b` is 0, and 1 if both are.
+
+    >>> error_ratio(0.2, 0.1), error_ratio(0.1, 0.0), error_ratio(0.0, 0.0)
+    (2.0, inf, 1.0)
+    """
     return a / b if b > 0 else (np.inf if a > 0 else 1.0)
 
 def travel_moments(costs, masses) -> np.ndarray:
-    "`(4,)`: the mass moved over distance 0 (a word matched to itself) and, over the moved words, their mass, Σ mass·distance and Σ mass·distance²."
+    """`(4,)`: the mass moved over distance 0 (a word matched to itself) and, over the moved words, their mass, Σ mass·distance and Σ mass·distance².
+
+    >>> travel_moments([0.0, 1.0, 2.0], [0.5, 0.25, 0.25])
+    array([0.5 , 0.5 , 0.75, 1.25])
+    """
     costs, masses = np.asarray(costs, dtype=np.float64), np.asarray(masses, dtype=np.float64)
     moved = costs > 1e-9
     m, c = masses[moved], costs[moved]
     return np.array([masses[~moved].sum(), m.sum(), (m * c).sum(), (m * c * c).sum()])
 
 def travel_spread(moments) -> float:
-    "The coefficient of variation of the moved distances, from `travel_moments` summed over documents."
+    """The coefficient of variation of the moved distances, from `travel_moments` summed over documents.
+
+    >>> round(travel_spread(travel_moments([0.0, 1.0, 2.0], [0.5, 0.25, 0.25])), 4)
+    0.3333
+    """
     mean = moments[2] / moments[1]
     return float(np.sqrt(max(moments[3] / moments[1] - mean ** 2, 0.0)) / mean)
 
 # %% ../nbs/wmd_impl.ipynb #c065
 def pca_embeddings(E, X, dim: int = 5) -> np.ndarray:
-    "`E (V, d)` centred and projected on its top `dim` principal directions, words weighted by document frequency in `X (n, V)`: `(V, dim)`."
+    """`E (V, d)` centred and projected on its top `dim` principal directions, words weighted by document frequency in `X (n, V)`: `(V, dim)`.
+
+    Unlike scikit-learn's `PCA` (every row weighs 1), each word weighs its document frequency in `X`.
+
+    >>> E = np.array([[0., 0.], [1., 1.], [2., 2.]])
+    >>> np.abs(pca_embeddings(E, np.eye(3), dim=1)).round(4)
+    array([[1.4142],
+           [0.    ],
+           [1.4142]])
+    """
     E, shift = rescale_exactly(_as_embeddings(E), near_one=True); X = as_document_weights(X, "X", E.shape[0], allow_empty=True)
     if not 1 <= check_int(dim, "dim") <= E.shape[1]: raise ValueError(f"dim must be in 1..{E.shape[1]} (the columns of E), got {dim}")
     w = np.asarray((X > 0).sum(axis=0)).ravel().astype(float)
