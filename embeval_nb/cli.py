@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 import numpy as np
+import scipy.sparse as sp
 
 from . import __version__
 from .cache import cache_dir
@@ -218,7 +219,13 @@ def query_rows(n: int, queries: int, seed: int = 0) -> np.ndarray:
     if queries >= n: return np.arange(n)
     return np.sort(np.random.default_rng(seed).choice(n, queries, replace=False))
 
-def n2o_files(a: str | os.PathLike, b: str | os.PathLike, *, k: int = 10, queries: int = 1000, seed: int = 0) -> dict:
+def n2o_files(a: str | os.PathLike,  # (n, d_a) embedding of the corpus: a .npy file or a .npz file with one array
+              b: str | os.PathLike,  # (n, d_b) embedding of the same rows by another embedder, as a
+              *,
+              k: int = 10,           # neighbours per query, 1 <= k <= n - 1
+              queries: int = 1000,   # query rows drawn at random, >= 1; all n if n <= queries
+              seed: int = 0,         # seed of the query draw
+             ) -> dict:              # n2o, chance, queries, rows, k and the two file names
     "N2O between the embeddings in the files `a` and `b` (the same rows): value, chance level, queries, rows, k."
     from embeval_nb.n2o import chance_n2o, n2o
     A, B = load_matrix(a), load_matrix(b)
@@ -353,11 +360,13 @@ def _warm_neighbours(rng):
     X, Y = rng.normal(size=(30, 4)), rng.normal(size=(20, 4))
     knn(X, k=3); knn(X, Y, k=3, metric="cosine")
     ball_counts(X, Y, np.ones(30), np.ones(20))
-    cosine_knn(X, np.arange(5), 3)
+    cosine_knn(X, np.arange(5), 3); cosine_knn(sp.csr_matrix(np.abs(X)), np.arange(5), 3)
 
 def _warm_matching(rng):
     from embeval_nb.matching import min_weight_perfect_matching
-    for n in (20, 121): min_weight_perfect_matching(rng.normal(size=(n, 3)))
+    for n in (20, 121, 3001): min_weight_perfect_matching(rng.normal(size=(n, 2)))   # dense, sparse, unstored distances
+    Z = rng.normal(size=(9, 2))
+    min_weight_perfect_matching(np.sqrt(((Z[:, None] - Z[None]) ** 2).sum(-1)), metric="precomputed")
 
 def _warm_crossmatch(rng):
     from embeval_nb.crossmatch import crossmatch_null_pmf, crossmatch_test
@@ -378,6 +387,7 @@ def _warm_n2o(rng):
     A, B = rng.normal(size=(40, 6)), rng.normal(size=(40, 8))
     n2o(A, B, np.arange(10), 5)
     paraphrase_ranks(A, A[:3], A[3:6])
+    S = sp.csr_matrix(np.abs(A)); paraphrase_ranks(S, S[:3], S[3:6])
 
 def _warm_wmd(rng):
     from embeval_nb import wmd
@@ -398,6 +408,8 @@ def _warm_retrofit(rng):
     rf.retrofit(E, words, lexicon); rf.retrofit(E, words, lexicon, method="jacobi")
     rf.lexicon_text_graph("w0 w1 w2\nw3 w4 x9\n", words)
     rf.similarity_metrics(rng.normal(size=20), rng.normal(size=20))
+    rf.evaluate_similarity(E, words, [["w0", "w1"], ["w2", "w3"], ["w4", "w5"]], [1.0, 2.0, 3.0])
+    rf.bootstrap_similarity(rng.normal(size=20), rng.normal(size=(2, 20)), n_boot=5)
 
 def _warm_embeddings(rng):
     from embeval_nb.embeddings import TransformerLayer, TransformerWeights, transformer_forward
