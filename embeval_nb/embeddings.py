@@ -21,8 +21,9 @@ from .core import jit, optional_import, progress
 from .metrics import normalize_rows
 
 # %% auto #0
-__all__ = ['ENCODERS', 'MINILM', 'E5_FILE', 'ENCODING_VERSION', 'IDF_CONVENTIONS', 'EMBEDDERS', 'EMBEDDER_VERSION', 'WordVectors',
-           'word_index', 'vocab_index', 'load_glove', 'EncoderSpec', 'model_dir', 'encoder_spec', 'load_tokenizer',
+__all__ = ['WORD_VECTOR_FORMATS', 'ENCODERS', 'MINILM', 'E5_FILE', 'ENCODING_VERSION', 'IDF_CONVENTIONS', 'EMBEDDERS',
+           'EMBEDDER_VERSION', 'WordVectors', 'word_index', 'vocab_index', 'word_vectors_format', 'read_word_vectors',
+           'write_word_vectors', 'load_glove', 'EncoderSpec', 'model_dir', 'encoder_spec', 'load_tokenizer',
            'TransformerLayer', 'TransformerWeights', 'load_transformer', 'dequantise_q4_0', 'Q4Rows', 'E5File',
            'read_e5_file', 'e5_tokenizer', 'mpnet_relative_buckets', 'transformer_forward', 'pool_tokens', 'Encoder',
            'load_encoder', 'train_word2vec', 'train_fasttext', 'glove_cooccurrence', 'train_glove', 'vocabulary',
@@ -96,6 +97,106 @@ def vocab_index(vocab, n_rows: int | None = None) -> dict:
         i = next(i for i, w in enumerate(vocab) if index[w] != i)           # the last row wins in the dict
         raise ValueError(f"vocab has the word {vocab[i]!r} twice (rows {vocab.index(vocab[i])} and {index[vocab[i]]}); words must be distinct")
     return index
+
+# %% ../nbs/embeddings.ipynb #c006e
+import re
+from .cache import atomic_write
+
+WORD_VECTOR_FORMATS = ("word2vec", "glove")
+
+def _text_lines(path: str | os.PathLike) -> list[str]:
+    "The lines of the UTF-8 text file `path`; FileNotFoundError or ValueError naming it."
+    path = Path(path)
+    if not path.is_file(): raise FileNotFoundError(f"{path}: no such file")
+    try: text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ValueError(f"{path} is not a UTF-8 text file of word vectors (bad byte at offset {e.start}); "
+                         "binary word2vec files are not read") from None
+    return [line.rstrip("\r") for line in text.split("\n")]
+
+def _header(line: str) -> tuple[int, int] | None:
+    "`(count, dim)` if `line` is a word2vec header (two whole numbers and nothing else), else None."
+    parts = line.split()
+    if len(parts) == 2 and all(re.fullmatch(r"\d+", p, re.ASCII) for p in parts): return int(parts[0]), int(parts[1])
+    return None
+
+def word_vectors_format(path: str | os.PathLike) -> str:
+    "'word2vec' if the first non-blank line of the text file `path` is a header `count dim`, else 'glove'."
+    first = next((l for l in _text_lines(path) if l.strip()), None)
+    if first is None: raise ValueError(f"{path} is empty: no word vectors")
+    return "word2vec" if _header(first) else "glove"
+
+# %% ../nbs/embeddings.ipynb #c006f
+def _number_error(path, no: int, parts: list[str]) -> ValueError:
+    "The ValueError for line `no` of `path`, whose numbers `parts` hold one that is not a number."
+    def bad(p):
+        try: float(p); return False
+        except ValueError: return True
+    return ValueError(f"{path} line {no}: {next(p for p in parts if bad(p))!r} is not a number")
+
+def _fill_rows(path, rows: list[tuple[int, str]], M: np.ndarray, show_progress) -> list[str]:
+    "Parse `rows` (line number, text) into `M : (n, d)`; the words, checked distinct, in order."
+    words, first = [], {}
+    for i, (no, line) in enumerate(progress(rows, desc="reading vectors", show_progress=show_progress)):
+        parts = line.split()
+        if len(parts) - 1 != M.shape[1]:
+            raise ValueError(f"{path} line {no}: the vector of {parts[0]!r} has length {len(parts) - 1}, expected {M.shape[1]}")
+        if parts[0] in first:
+            raise ValueError(f"{path} line {no}: the word {parts[0]!r} again (first on line {first[parts[0]]}); words must be distinct")
+        first[parts[0]] = no; words.append(parts[0])
+        try: M[i] = parts[1:]
+        except ValueError: raise _number_error(path, no, parts[1:]) from None
+        if not np.isfinite(M[i]).all(): raise ValueError(f"{path} line {no}: the vector of {parts[0]!r} holds NaN or infinity")
+    return words
+
+def read_word_vectors(path: str | os.PathLike,     # a text file: word2vec (header 'count dim') or GloVe (no header)
+                      format: str = "auto",        # 'auto' (header or not), 'word2vec' or 'glove'
+                      *,
+                      dtype=np.float64,            # the matrix's dtype: np.float64 (exact to the text) or np.float32
+                      show_progress: bool | None = None,  # the progress bar over lines; None: `progress_enabled()`
+                     ) -> WordVectors:             # the words in file order, vectors (V, d) of `dtype`
+    "The word vectors of a word2vec or GloVe text file; ValueError naming the file and line for anything malformed."
+    format = check_choice(format, "format", ("auto", *WORD_VECTOR_FORMATS))
+    rows = [(no, l) for no, l in enumerate(_text_lines(path), 1) if l.strip()]
+    if not rows: raise ValueError(f"{path} is empty: no word vectors")
+    header = _header(rows[0][1]) if format != "glove" else None
+    if format == "word2vec" and header is None:
+        raise ValueError(f"{path} line {rows[0][0]}: expected the word2vec header 'count dim', got {rows[0][1][:60]!r}")
+    rows = rows[1:] if header else rows
+    if not rows: raise ValueError(f"{path} has a header but no word vectors")
+    dim = header[1] if header else len(rows[0][1].split()) - 1
+    if dim < 1: raise ValueError(f"{path} line {rows[0][0]}: no numbers after the word {rows[0][1].split()[0]!r}")
+    if header and header[0] != len(rows):
+        raise ValueError(f"{path}: the header says {header[0]} vectors, the file has {len(rows)}")
+    M = np.empty((len(rows), dim), dtype=dtype)
+    return WordVectors(_fill_rows(path, rows, M, show_progress), M, Path(path).name)
+
+# %% ../nbs/embeddings.ipynb #c006g
+def _vector_text(row: np.ndarray, precision: int | None) -> str:
+    "The numbers of `row` separated by spaces: shortest round-trip digits, or `precision` significant ones."
+    if precision is not None: return " ".join(f"{x:.{precision}g}" for x in row.tolist())
+    if row.dtype == np.float32: return " ".join(map(str, row))        # numpy prints float32 in float32's shortest form
+    return " ".join(map(repr, row.astype(np.float64).tolist()))
+
+def write_word_vectors(vectors,                     # WordVectors or gensim KeyedVectors: distinct words without spaces
+                       path: str | os.PathLike,     # the file to write (replaced atomically)
+                       format: str = "word2vec",    # 'word2vec' (header 'count dim') or 'glove' (no header)
+                       *,
+                       precision: int | None = None,  # significant digits, 1..17; None: the fewest that read back exactly
+                      ) -> Path:                    # the path written
+    "Write word `vectors` as a word2vec or GloVe text file that `read_word_vectors` reads back to the same words and numbers."
+    format = check_choice(format, "format", WORD_VECTOR_FORMATS)
+    if precision is not None: precision = check_int(precision, "precision", low=1, high=17)
+    found = word_index(vectors)
+    if found is None: raise TypeError(f"vectors must be WordVectors or gensim KeyedVectors, got {type(vectors).__name__}")
+    words = list(vectors.words if isinstance(vectors, WordVectors) else vectors.index_to_key)
+    M = as_points(found[1], "vectors", dtype=found[1].dtype if found[1].dtype.kind == "f" else np.float64)
+    if bad := [w for w in words if not w or w != "".join(w.split())]: raise ValueError(f"the word {bad[0]!r} is empty or holds white space: a text file cannot hold it")
+    vocab_index(words)                                                 # the words must be distinct
+    def write(f):
+        if format == "word2vec": f.write(f"{M.shape[0]} {M.shape[1]}\n".encode())
+        for w, row in zip(words, M): f.write(f"{w} {_vector_text(row, precision)}\n".encode("utf-8"))
+    return atomic_write(path, write)
 
 # %% ../nbs/embeddings.ipynb #c008
 @lru_cache(maxsize=1)
