@@ -407,6 +407,8 @@ def tiles(n_rows: int,                          # rows of the matrix, >= 0 (0: n
 
     >>> tiles(4, 6, working_memory=1)
     [(0, 4, 0, 6)]
+    >>> tiles(4, 4, working_memory=1e-4, symmetric=True)
+    [(0, 3, 0, 3), (0, 3, 3, 4), (3, 4, 3, 4)]
     """
     side = max(1, int(math.isqrt(working_memory_bytes(working_memory) // 8)))
     if symmetric: side = min(side, max(128, -(-n_rows // 8)))

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-MODULES = sorted(p.stem for p in (ROOT / "embeval_nb").glob("*.py") if not p.stem.startswith("_"))
+MODULES = ["embeval_nb"] + sorted(f"embeval_nb.{p.stem}" for p in (ROOT / "embeval_nb").glob("*.py") if not p.stem.startswith("_"))
 FLAGS = doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS
 
 # Modules whose every public callable (a function or class in `__all__` defined in the module) shows an example.
@@ -23,12 +23,13 @@ EXAMPLES_REQUIRED = [
 
 @pytest.mark.parametrize("name", MODULES)
 def test_docstring_examples_run(name):
-    module = importlib.import_module(f"embeval_nb.{name}")
-    runner = doctest.DocTestRunner(optionflags=FLAGS)
-    for test in doctest.DocTestFinder(exclude_empty=True).find(module, f"embeval_nb.{name}"):
-        runner.run(test, out=lambda s: print(s, end=""))
-    result = runner.summarize(verbose=False)
-    assert result.failed == 0, f"{result.failed} of {result.attempted} docstring examples of embeval_nb.{name} failed (see the output above)"
+    "The package's docstring and every module's: each example prints what its docstring says."
+    module = importlib.import_module(name)
+    runner, reports = doctest.DocTestRunner(optionflags=FLAGS), []
+    for test in doctest.DocTestFinder(exclude_empty=True).find(module, name):
+        runner.run(test, out=reports.append)        # not print: doctest redirects stdout while it runs
+    failed, attempted = runner.summarize(verbose=False)
+    assert failed == 0, f"{failed} of {attempted} docstring examples of {name} failed:\n" + "".join(reports)
 
 
 def _public_callables(module):
