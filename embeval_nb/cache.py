@@ -19,8 +19,8 @@ __all__ = ['cache_dir', 'atomic_write', 'content_key', 'CacheWarning', 'cached']
 def cache_dir(path: str | os.PathLike | None = None) -> Path:
     """Where cache entries live: `path`, else `$EMBEVAL_CACHE`, else the user cache folder (created if missing).
 
-    >>> folder = tempfile.mkdtemp()
-    >>> cache_dir(folder) == Path(folder)
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     print(cache_dir(folder) == Path(folder))
     True
     """
     if path is None: path = os.environ.get("EMBEVAL_CACHE")
@@ -33,8 +33,8 @@ def cache_dir(path: str | os.PathLike | None = None) -> Path:
 def atomic_write(path: str | os.PathLike, write: Callable[[BinaryIO], Any]) -> Path:
     """Call `write(f)` on a temporary binary file beside `path`, then rename it to `path`: readers see the old file or the whole new one.
 
-    >>> path = Path(tempfile.mkdtemp()) / "x.bin"
-    >>> atomic_write(path, lambda f: f.write(b"hi")).read_bytes()
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     print(atomic_write(Path(folder) / "x.bin", lambda f: f.write(b"hi")).read_bytes())
     b'hi'
     """
     path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
@@ -176,11 +176,11 @@ def cached(name: str,                   # the entry's folder, `cache_dir(directo
           ):                            # as read back on a hit (sparse as CSR, tuples as lists), else as computed
     """The value of `compute()` for `inputs`, from `cache_dir(directory) / name` if stored there under `version`, else computed and stored.
 
-    >>> folder = tempfile.mkdtemp()
-    >>> cached("demo", lambda: np.arange(3), "some input", version=1, directory=folder)
-    array([0, 1, 2])
-    >>> cached("demo", lambda: None, "some input", version=1, directory=folder)
-    array([0, 1, 2])
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     first = cached("demo", lambda: np.arange(3), "some input", version=1, directory=folder)
+    ...     again = cached("demo", lambda: None, "some input", version=1, directory=folder)  # read back, not computed
+    >>> first, again
+    (array([0, 1, 2]), array([0, 1, 2]))
     """
     version = check_int(version, "version", low=0)
     stem = cache_dir(directory) / name / content_key(name, version, *inputs)

@@ -518,11 +518,12 @@ def read_lexicon_graph(source: str | os.PathLike,       # 'ppdb', 'framenet' or 
     r"""`(V, V)` graph over `vocab` of a lexicon file: 'ppdb', 'framenet' or the path of any file in their format (`lexicon_text`).
 
     >>> import tempfile
-    >>> path = os.path.join(tempfile.mkdtemp(), "lexicon.txt")
-    >>> with open(path, "w") as f: _ = f.write("cat dog feline\n")
-    >>> read_lexicon_graph(path, ["cat", "dog"]).toarray()
-    array([[0., 1.],
-           [0., 0.]])
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = os.path.join(folder, "lexicon.txt")
+    ...     with open(path, "w") as f: _ = f.write("cat dog feline\n")
+    ...     print(read_lexicon_graph(path, ["cat", "dog"]).toarray())
+    [[0. 1.]
+     [0. 0.]]
     """
     return lexicon_text_graph(lexicon_text(source, path), vocab, clean=clean, merge_repeated=merge_repeated,
                               self_loops=self_loops)
