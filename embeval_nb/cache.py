@@ -17,7 +17,12 @@ __all__ = ['cache_dir', 'atomic_write', 'content_key', 'CacheWarning', 'cached']
 
 # %% ../nbs/cache.ipynb #c005
 def cache_dir(path: str | os.PathLike | None = None) -> Path:
-    "Where cache entries live: `path`, else `$EMBEVAL_CACHE`, else the user cache folder (created if missing)."
+    """Where cache entries live: `path`, else `$EMBEVAL_CACHE`, else the user cache folder (created if missing).
+
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     print(cache_dir(folder) == Path(folder))
+    True
+    """
     if path is None: path = os.environ.get("EMBEVAL_CACHE")
     if path is None:
         import platformdirs
@@ -26,7 +31,12 @@ def cache_dir(path: str | os.PathLike | None = None) -> Path:
     return p
 
 def atomic_write(path: str | os.PathLike, write: Callable[[BinaryIO], Any]) -> Path:
-    "Call `write(f)` on a temporary binary file beside `path`, then rename it to `path`: readers see the old file or the whole new one."
+    """Call `write(f)` on a temporary binary file beside `path`, then rename it to `path`: readers see the old file or the whole new one.
+
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     print(atomic_write(Path(folder) / "x.bin", lambda f: f.write(b"hi")).read_bytes())
+    b'hi'
+    """
     path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
     try:
@@ -78,14 +88,24 @@ def _encode_pandas(x, h) -> None:
 
 # %% ../nbs/cache.ipynb #c008s2
 def content_key(*parts: Any) -> str:
-    "A stable 32-hex-digit digest of `parts` (see `_encode` for what they may be)."
+    """A stable 32-hex-digit digest of `parts` (see `_encode` for what they may be).
+
+    >>> content_key("a", np.arange(3)) == content_key("a", np.arange(3)), len(content_key("a"))
+    (True, 32)
+    >>> content_key("a", np.arange(3)) == content_key("a", np.arange(3.))
+    False
+    """
     h = hashlib.sha256()
     for part in parts: _encode(part, h)
     return h.hexdigest()[:32]
 
 # %% ../nbs/cache.ipynb #c011
 class CacheWarning(UserWarning):
-    "A cache entry could not be read and is being computed again."
+    """A cache entry could not be read and is being computed again.
+
+    >>> issubclass(CacheWarning, UserWarning)
+    True
+    """
 
 # %% ../nbs/cache.ipynb #c011s1
 _KINDS = (".npy", ".npz", ".sparse.npz", ".parquet", ".series.parquet", ".json")
@@ -154,7 +174,14 @@ def cached(name: str,                   # the entry's folder, `cache_dir(directo
            version: int,                # version of the computation, integer >= 0; raise it when `compute` changes
            directory: str | os.PathLike | None = None,  # cache root; None: `$EMBEVAL_CACHE`, else the user cache folder
           ):                            # as read back on a hit (sparse as CSR, tuples as lists), else as computed
-    "The value of `compute()` for `inputs`, from `cache_dir(directory) / name` if stored there under `version`, else computed and stored."
+    """The value of `compute()` for `inputs`, from `cache_dir(directory) / name` if stored there under `version`, else computed and stored.
+
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     first = cached("demo", lambda: np.arange(3), "some input", version=1, directory=folder)
+    ...     again = cached("demo", lambda: None, "some input", version=1, directory=folder)  # read back, not computed
+    >>> first, again
+    (array([0, 1, 2]), array([0, 1, 2]))
+    """
     version = check_int(version, "version", low=0)
     stem = cache_dir(directory) / name / content_key(name, version, *inputs)
     found, value = _stored(stem)

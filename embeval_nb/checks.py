@@ -34,7 +34,15 @@ def check_int(value,                    # a Python or numpy integer, not a bool 
               high: int | None = None,  # the largest value allowed (inclusive); None: no upper bound
               why: str = "",            # reason for the range, added to the ValueError in parentheses; '': none
              ) -> int:                  # `value` as a Python int
-    "`value` as an int if it is a Python or numpy integer (not a bool) in [low, high]; TypeError or ValueError naming `name`."
+    """`value` as an int if it is a Python or numpy integer (not a bool) in [low, high]; TypeError or ValueError naming `name`.
+
+    >>> check_int(np.int64(3), "k", low=1)
+    3
+    >>> check_int(0, "k", low=1)
+    Traceback (most recent call last):
+        ...
+    ValueError: k must be an integer >= 1, got 0
+    """
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
         raise TypeError(f"{name} must be an integer, got {value!r} ({type(value).__name__})")
     value = int(value)
@@ -52,7 +60,15 @@ def check_real(value,                      # any real number (Python, numpy floa
                high_open: bool = False,    # True: `high` itself is excluded (value < high); False: value <= high
                why: str = "",              # reason for the range, added to the ValueError in parentheses; '': none
               ) -> float:                  # `value` as a finite Python float
-    "`value` as a finite float in the range (ends open or closed as said); TypeError or ValueError naming `name`."
+    """`value` as a finite float in the range (ends open or closed as said); TypeError or ValueError naming `name`.
+
+    >>> check_real(0.5, "alpha", low=0, low_open=True)
+    0.5
+    >>> check_real(float("nan"), "alpha")
+    Traceback (most recent call last):
+        ...
+    ValueError: alpha must be a finite number, got nan
+    """
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.floating, np.integer)):
         raise TypeError(f"{name} must be a real number, got {value!r} ({type(value).__name__})")
     try: value = float(value)
@@ -65,30 +81,62 @@ def check_real(value,                      # any real number (Python, numpy floa
 
 # %% ../nbs/checks.ipynb #c008
 def check_choice(value, name: str, choices: Sequence) -> Any:
-    "`value` if it is one of `choices`, else a ValueError listing them, whatever its type (an unknown option is a bad value)."
+    """`value` if it is one of `choices`, else a ValueError listing them, whatever its type (an unknown option is a bad value).
+
+    >>> check_choice("l2", "norm", ("l1", "l2"))
+    'l2'
+    >>> check_choice("l3", "norm", ("l1", "l2"))
+    Traceback (most recent call last):
+        ...
+    ValueError: norm must be one of 'l1', 'l2', got 'l3'
+    """
     known = not isinstance(value, np.ndarray) and isinstance(value, Hashable) and value in choices
     if not known: raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}, got {value!r}")
     return value
 
 def check_bool(value, name: str) -> bool:
-    "`value` if it is a bool (Python or numpy), else a TypeError naming `name`."
+    """`value` if it is a bool (Python or numpy), else a TypeError naming `name`.
+
+    >>> check_bool(np.True_, "exclude_self")
+    True
+    >>> check_bool(1, "exclude_self")
+    Traceback (most recent call last):
+        ...
+    TypeError: exclude_self must be True or False, got 1
+    """
     if not isinstance(value, (bool, np.bool_)): raise TypeError(f"{name} must be True or False, got {value!r}")
     return bool(value)
 
 def check_seed(seed, name: str = "seed"):
-    "`seed` if numpy can seed a generator with it: None, an integer >= 0, a sequence of them, a SeedSequence or a Generator."
+    """`seed` if numpy can seed a generator with it: None, an integer >= 0, a sequence of them, a SeedSequence or a Generator.
+
+    >>> check_seed([1, 2])
+    [1, 2]
+    >>> check_seed(-1)
+    Traceback (most recent call last):
+        ...
+    ValueError: seed must be an integer >= 0, got -1
+    """
     if seed is None or isinstance(seed, (np.random.Generator, np.random.SeedSequence)): return seed
     parts = list(seed) if isinstance(seed, (list, tuple, np.ndarray)) else [seed]
     for part in parts: check_int(part, name, low=0)
     return seed
 
 def make_rng(seed=None) -> np.random.Generator:
-    "A numpy Generator from `seed` (checked by `check_seed`); a Generator is returned as it is."
+    """A numpy Generator from `seed` (checked by `check_seed`); a Generator is returned as it is.
+
+    >>> make_rng(0).integers(10, size=3)
+    array([8, 6, 5])
+    """
     seed = check_seed(seed)
     return seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
 
 def check_n_jobs(n_jobs) -> int:
-    "`n_jobs` as joblib reads it: a positive number of workers, -1 every core, -2 all but one, ...; None is 1."
+    """`n_jobs` as joblib reads it: a positive number of workers, -1 every core, -2 all but one, ...; None is 1.
+
+    >>> check_n_jobs(None), check_n_jobs(2)
+    (1, 2)
+    """
     if n_jobs is None: return 1
     if check_int(n_jobs, "n_jobs") == 0:
         raise ValueError("n_jobs must be a positive number of workers or negative (-1: every core, -2: all but one), got 0")
@@ -102,7 +150,15 @@ def check_rows(rows,                       # 1-D sequence of integer row indices
                unique: bool = False,       # True: each row may appear at most once; False: repeats allowed
                allow_empty: bool = True,   # False: an empty `rows` is a ValueError
               ) -> np.ndarray:             # (m,) int64 row indices, in the order given
-    "`rows` as an `(m,) int64` vector of row indices in [0, n) (distinct if `unique`); TypeError or ValueError naming `name`."
+    """`rows` as an `(m,) int64` vector of row indices in [0, n) (distinct if `unique`); TypeError or ValueError naming `name`.
+
+    >>> check_rows([2, 0], "rows", 3)
+    array([2, 0])
+    >>> check_rows([3], "rows", 3)
+    Traceback (most recent call last):
+        ...
+    ValueError: rows[0] = 3 is out of range for 3 rows (0..2)
+    """
     try: r = None if rows is None or isinstance(rows, (str, bytes)) else np.asarray(rows)
     except ValueError: raise ValueError(f"{name} must be a 1-D sequence of row indices, got a ragged nested sequence") from None
     if r is None or r.ndim == 0: raise TypeError(f"{name} must be a 1-D sequence of row indices, got {type(rows).__name__}")
@@ -128,7 +184,16 @@ def as_points(X,                    # (n, d) array-like of bool, integer or floa
               finite: bool = True,  # True: NaN or infinity (after conversion to `dtype`) is a ValueError naming the row
               min_rows: int = 0,    # the fewest rows allowed (n >= min_rows); 0: an empty matrix is fine
              ) -> np.ndarray:       # (n, d) C-contiguous array of `dtype` (`X` itself if it already is one)
-    "`X` as a C-contiguous `(n, d)` array of `dtype`; TypeError or ValueError naming `name` if it is not a finite 2-D matrix."
+    """`X` as a C-contiguous `(n, d)` array of `dtype`; TypeError or ValueError naming `name` if it is not a finite 2-D matrix.
+
+    >>> as_points([[1, 2], [3, 4]])
+    array([[1., 2.],
+           [3., 4.]])
+    >>> as_points([1, 2])
+    Traceback (most recent call last):
+        ...
+    ValueError: X must be a 2-D (n, d) array, got shape (2,)
+    """
     if X is None: raise TypeError(f"{name} is None; expected a 2-D (n, d) array of numbers")
     try:
         A = np.asarray(X)
@@ -149,6 +214,13 @@ def check_same_columns(X,                                    # (n, d) array
                        names: tuple[str, str] = ("X", "Y"),  # the names of X and Y in the error message
                        why: str = "",                        # reason the columns must agree, added after a colon; '': none
                       ) -> None:                             # nothing; ValueError if the column counts differ
-    "ValueError unless the matrices `X` and `Y` have the same number of columns."
+    """ValueError unless the matrices `X` and `Y` have the same number of columns.
+
+    >>> check_same_columns(np.zeros((2, 3)), np.zeros((4, 3)))
+    >>> check_same_columns(np.zeros((2, 3)), np.zeros((4, 5)))
+    Traceback (most recent call last):
+        ...
+    ValueError: X has 3 columns, Y has 5
+    """
     if X.shape[1] != Y.shape[1]:
         raise ValueError(f"{names[0]} has {X.shape[1]} columns, {names[1]} has {Y.shape[1]}" + (f": {why}" if why else ""))

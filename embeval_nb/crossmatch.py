@@ -32,7 +32,11 @@ def _check_design(N: int, n: int) -> tuple[int, int]:
 
 # %% ../nbs/crossmatch_impl.ipynb #c007
 def crossmatch_null_logpmf(N: int, n: int) -> np.ndarray:
-    "log P(A1 = a1) for a1 = 0..n under the null (-inf where impossible); N points in N/2 pairs, n from sample 1."
+    """log P(A1 = a1) for a1 = 0..n under the null (-inf where impossible); N points in N/2 pairs, n from sample 1.
+
+    >>> np.exp(crossmatch_null_logpmf(4, 2)).round(4)
+    array([0.3333, 0.    , 0.6667])
+    """
     N, n = _check_design(N, n)
     if N > _GAMMALN_MAX_N: return _logpmf_by_ratios(N, n)
     I = N // 2
@@ -66,12 +70,21 @@ def _logpmf_by_ratios(N: int, n: int) -> np.ndarray:
 
 # %% ../nbs/crossmatch_impl.ipynb #c009
 def crossmatch_null_pmf(N: int, n: int) -> np.ndarray:
-    "P(A1 = a1) for a1 = 0..n under the null, `(n + 1,) float64` (zero where impossible), summing to 1."
+    """P(A1 = a1) for a1 = 0..n under the null, `(n + 1,) float64` (zero where impossible), summing to 1.
+
+    >>> crossmatch_null_pmf(4, 2).round(4)
+    array([0.3333, 0.    , 0.6667])
+    """
     return np.exp(crossmatch_null_logpmf(N, n))
 
 # %% ../nbs/crossmatch_impl.ipynb #c011
 def crossmatch_null_moments(N: int, n: int) -> tuple[float, float]:
-    "Closed-form null mean n m / (N - 1) and variance 2 n(n-1) m(m-1) / ((N-3)(N-1)^2) of A1 (N >= 4)."
+    """Closed-form null mean n m / (N - 1) and variance 2 n(n-1) m(m-1) / ((N-3)(N-1)^2) of A1 (N >= 4).
+
+    >>> mean, var = crossmatch_null_moments(4, 2)
+    >>> round(mean, 4), round(var, 4)
+    (1.3333, 0.8889)
+    """
     N, n = _check_design(N, n)
     if N < 4: raise ValueError(f"the closed-form variance needs N >= 4, got N={N}")
     m = N - n
@@ -80,7 +93,13 @@ def crossmatch_null_moments(N: int, n: int) -> tuple[float, float]:
 # %% ../nbs/crossmatch_impl.ipynb #c113
 @dataclass
 class CrossmatchResult:
-    "The crossmatch test of two samples (counts refer to the points used: one fewer for odd N)."
+    """The crossmatch test of two samples (counts refer to the points used: one fewer for odd N).
+
+    >>> X = np.array([[0.], [0.1], [0.2], [0.3]])
+    >>> r = crossmatch_test(X, X + 10)
+    >>> r.a1, r.n_pairs, round(r.expected, 4), round(r.p_value, 4)
+    (0, 4, 2.2857, 0.0857)
+    """
     a1: int                 # pairs with one point from each sample
     n_pairs: int            # I = number of pairs used
     p_value: float          # exact P(A1 <= a1) under the null
@@ -139,7 +158,16 @@ def crossmatch_test(X,                          # (n, d) sample 1; 'precomputed'
                     method: str = "auto",       # 'dense', 'sparse' or 'auto' (dense if N <= 100); both exact
                     seed=0,                     # order breaking ties: None, int >= 0, ints, SeedSequence, Generator
                    ) -> CrossmatchResult:       # A1, exact and normal p-values, null moments, the pairs
-    "Rosenbaum's exact crossmatch test of `X : (n, d)` against `Y : (m, d)` (rejects for small A1); ties in the matching broken by a random order from `seed`."
+    """Rosenbaum's exact crossmatch test of `X : (n, d)` against `Y : (m, d)` (rejects for small A1); ties in the matching broken by a random order from `seed`.
+
+    >>> X = np.array([[0.], [0.1], [0.2], [0.3]])
+    >>> r = crossmatch_test(X, X + 10)
+    >>> r.a1, round(r.p_value, 4), r.pairs
+    (0, 0.0857, array([[0, 1],
+           [2, 3],
+           [4, 5],
+           [6, 7]]))
+    """
     Z, first = _pooled(X, Y, metric)
     pairs, dropped = _match_in_random_order(Z, metric, levels, method, seed)
     n, m = int(first.sum()), int((~first).sum())
@@ -156,7 +184,13 @@ def crossmatch_test(X,                          # (n, d) sample 1; 'precomputed'
 # %% ../nbs/crossmatch_impl.ipynb #c120
 @dataclass(frozen=True)
 class MMDResult:
-    "The Gaussian-kernel MMD permutation test of two samples."
+    """The Gaussian-kernel MMD permutation test of two samples.
+
+    >>> X = np.array([[0.], [0.1], [0.2]])
+    >>> r = mmd_permutation_test(X, X + 10, n_permutations=99)
+    >>> round(r.bandwidth, 4), r.n_permutations
+    (9.9, 99)
+    """
     statistic: float        # biased MMD^2 = s^T K s of the observed labels
     p_value: float          # (1 + #{permutations with MMD^2 >= observed}) / (1 + n_permutations)
     bandwidth: float        # Gaussian kernel width (median pooled distance unless given)
@@ -169,7 +203,13 @@ def mmd_permutation_test(X,                               # (n, d) finite points
                          bandwidth: float | None = None,  # kernel sigma > 0; None: median pooled distance (1 if 0)
                          seed: int = 0,                   # seed of the permutations (`np.random.default_rng`)
                         ) -> MMDResult:                   # biased MMD^2, add-one p-value, bandwidth, n_permutations
-    "Gaussian-kernel MMD^2 of `X : (n, d)` and `Y : (m, d)` and its permutation p-value (add-one)."
+    """Gaussian-kernel MMD^2 of `X : (n, d)` and `Y : (m, d)` and its permutation p-value (add-one).
+
+    >>> X = np.array([[0.], [0.1], [0.2]])
+    >>> r = mmd_permutation_test(X, X + 10, n_permutations=99)
+    >>> round(r.statistic, 4), round(r.p_value, 4)
+    (0.7991, 0.1)
+    """
     X = as_points(X, "X", min_rows=1); Y = as_points(Y, "Y", min_rows=1); n_permutations = check_int(n_permutations, "n_permutations", low=1)
     check_same_columns(X, Y, why="the samples must have the same dimension")
     P = prepare(np.vstack([X, Y]), "sqeuclidean", name="[X; Y]")        # divided by a power of two if extreme
@@ -192,7 +232,13 @@ def mmd_permutation_test(X,                               # (n, d) finite points
 # %% ../nbs/crossmatch_impl.ipynb #c123
 @dataclass(frozen=True)
 class ResampledCrossmatch:
-    "Crossmatch tests of `reps` subsamples of `size` + `size` rows of two sets, one entry per repetition."
+    """Crossmatch tests of `reps` subsamples of `size` + `size` rows of two sets, one entry per repetition.
+
+    >>> X = np.arange(20.)[:, None]
+    >>> r = resampled_crossmatch(X, X + 100, size=4, reps=3)
+    >>> r.a1, r.size
+    (array([0, 0, 0]), 4)
+    """
     a1: np.ndarray              # (reps,) int64: cross pairs of each test
     p_value: np.ndarray         # (reps,) float64: exact P(A1 <= a1)
     p_value_normal: np.ndarray  # (reps,) float64: the R package's normal approximation
@@ -206,7 +252,13 @@ def resampled_crossmatch(X,                          # (n, d) finite points
                          seed=0,                     # seed of the draws and tie orders (`np.random.default_rng`)
                          metric: str = "euclidean",  # 'euclidean', 'sqeuclidean' or 'cosine'
                         ) -> ResampledCrossmatch:    # (reps,) a1, p_value, p_value_normal; size
-    "`reps` crossmatch tests of `size` rows drawn without replacement from each of `X : (n, d)` and `Y : (m, d)`."
+    """`reps` crossmatch tests of `size` rows drawn without replacement from each of `X : (n, d)` and `Y : (m, d)`.
+
+    >>> X = np.arange(20.)[:, None]
+    >>> r = resampled_crossmatch(X, X + 100, size=4, reps=3)
+    >>> r.a1, r.p_value.round(4)
+    (array([0, 0, 0]), array([0.0857, 0.0857, 0.0857]))
+    """
     X = as_points(X, "X"); Y = as_points(Y, "Y"); check_same_columns(X, Y, why="the samples must have the same dimension")
     size, reps = check_int(size, "size", low=2), check_int(reps, "reps", low=1)
     if size > min(len(X), len(Y)): raise ValueError(f"size={size} exceeds the rows available (X: {len(X)}, Y: {len(Y)})")

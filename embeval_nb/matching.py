@@ -977,7 +977,13 @@ def _check_tight(Z, metric, per_unit, C, mate, dualvar, bparent, Q):
 # %% ../nbs/matching.ipynb #c097
 @dataclass
 class Matching:
-    "A minimum-weight perfect matching of N points (a ghost added for odd N), with how it was found."
+    """A minimum-weight perfect matching of N points (a ghost added for odd N), with how it was found.
+
+    >>> m = min_weight_perfect_matching(np.array([[0.], [10.], [1.], [11.], [5.]]))
+    >>> m.pairs, m.unmatched, m.certified
+    (array([[0, 2],
+           [1, 3]]), 4, True)
+    """
     pairs: np.ndarray      # (N // 2, 2) int64, i < j in each row, rows sorted
     unmatched: int         # the point matched to the ghost (odd N), else -1
     cost: int              # total rounded distance sum of q_ij over pairs
@@ -1038,7 +1044,13 @@ def min_weight_perfect_matching(
         k: int = 10,                # neighbours per point of the sparse graph, >= 1 (at most N - 1 used)
         max_rounds: int = 50,       # blossom solves, >= 1, before a RuntimeError (the dense route needs one)
     ) -> Matching:                  # pairs (N // 2, 2) int64, the ghost's partner (odd N), rounded cost, certificate
-    "Exact minimum-total-distance pairing of the rows of `Z : (N, d)` (or of an `(N, N)` distance matrix with metric='precomputed'; ghost for odd N), certified on all pairs."
+    """Exact minimum-total-distance pairing of the rows of `Z : (N, d)` (or of an `(N, N)` distance matrix with metric='precomputed'; ghost for odd N), certified on all pairs.
+
+    >>> m = min_weight_perfect_matching(np.array([[0.], [10.], [1.], [11.]]))
+    >>> m.pairs
+    array([[0, 2],
+           [1, 3]])
+    """
     levels, k = check_int(levels, "levels", low=2, high=2 ** 40), check_int(k, "k", low=1)
     max_rounds = check_int(max_rounds, "max_rounds", low=1)
     method = check_choice(method, "method", ("auto", "dense", "sparse"))

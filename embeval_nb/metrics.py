@@ -24,11 +24,23 @@ EUCLIDEAN, SQEUCLIDEAN, CITYBLOCK, COSINE, ANGULAR, PRECOMPUTED = range(len(METR
 UNIT_ROWS = (COSINE, ANGULAR)          # metrics that compare directions: rows are scaled to unit length first
 
 def check_metric(metric: str, allowed: Sequence[str] = METRICS) -> str:
-    "`metric` if it is one of `allowed` (names of `METRICS`), else a ValueError listing them."
+    """`metric` if it is one of `allowed` (names of `METRICS`), else a ValueError listing them.
+
+    >>> check_metric("cosine")
+    'cosine'
+    >>> check_metric("cosine", allowed=("euclidean",))
+    Traceback (most recent call last):
+        ...
+    ValueError: metric must be one of 'euclidean', got 'cosine'
+    """
     return check_choice(metric, "metric", tuple(allowed))
 
 def metric_code(metric: str, allowed: Sequence[str] = METRICS) -> int:
-    "The kernels' code of `metric` (its position in `METRICS`), checked against `allowed`."
+    """The kernels' code of `metric` (its position in `METRICS`), checked against `allowed`.
+
+    >>> metric_code("cosine") == COSINE, METRICS[metric_code("cosine")]
+    (True, 'cosine')
+    """
     return METRICS.index(check_metric(metric, allowed))
 
 # %% ../nbs/metrics.ipynb #c008
@@ -166,7 +178,14 @@ def _unit_csr(indptr, data, l1):
         _unit_row(row, l1, row)
 
 def normalize_rows(X, norm: str | None = "l2"):
-    "Rows of `X : (n, d)` divided by their `norm` ('l1', 'l2' or None); all-zero rows stay zero, a float dtype is kept; sparse X gives canonical float64 CSR."
+    """Rows of `X : (n, d)` divided by their `norm` ('l1', 'l2' or None); all-zero rows stay zero, a float dtype is kept; sparse X gives canonical float64 CSR.
+
+    >>> normalize_rows(np.array([[3., 4.], [0., 0.]]))
+    array([[0.6, 0.8],
+           [0. , 0. ]])
+    >>> normalize_rows(np.array([[1., 3.]]), "l1")
+    array([[0.25, 0.75]])
+    """
     import scipy.sparse as sp
     norm = check_choice(norm, "norm", ("l1", "l2", None))
     if sp.issparse(X):
@@ -182,7 +201,11 @@ def normalize_rows(X, norm: str | None = "l2"):
 
 # %% ../nbs/metrics.ipynb #c012s3
 def power_of_two_exponent(largest: float, limit: int = 400) -> int:
-    "k with largest / 2**k in [2**(limit-1), 2**limit) if `largest` (an array's largest |entry|) lies outside [2**-limit, 2**limit], else 0."
+    """k with largest / 2**k in [2**(limit-1), 2**limit) if `largest` (an array's largest |entry|) lies outside [2**-limit, 2**limit], else 0.
+
+    >>> power_of_two_exponent(1.0), power_of_two_exponent(1e300)
+    (0, 597)
+    """
     if not math.isfinite(largest): raise ValueError(f"largest must be finite, got {largest}")
     e = math.frexp(largest)[1]                       # largest = f * 2**e with f in [0.5, 1)
     return 0 if largest == 0 or -limit <= e <= limit else e - limit
@@ -199,7 +222,14 @@ def _largest(A) -> float:
     return float(max(A.max(), -A.min())) if A.size else 0.0
 
 def rescale_exactly(*arrays, near_one: bool = False) -> tuple:
-    "`(A1 / 2**k, ..., An / 2**k, k)` (dense or sparse arrays) with k from their largest |entry|: `power_of_two_exponent`'s, or with `near_one` the exponent that brings it into [0.5, 1); k = 0 (arrays untouched) for ordinary input."
+    """`(A1 / 2**k, ..., An / 2**k, k)` (dense or sparse arrays) with k from their largest |entry|: `power_of_two_exponent`'s, or with `near_one` the exponent that brings it into [0.5, 1); k = 0 (arrays untouched) for ordinary input.
+
+    >>> rescale_exactly(np.array([2., 8.]))
+    (array([2., 8.]), 0)
+    >>> A, k = rescale_exactly(np.array([2e300, 1.]))
+    >>> k, float(A[0]) * 2.0 ** k == 2e300
+    (598, True)
+    """
     largest = max(map(_largest, arrays), default=0.0)
     k = power_of_two_exponent(largest)
     if k and near_one: k = math.frexp(largest)[1]
@@ -207,7 +237,12 @@ def rescale_exactly(*arrays, near_one: bool = False) -> tuple:
 
 # %% ../nbs/metrics.ipynb #c015
 class Points(NamedTuple):
-    "Vectors ready for the kernels: rows `X (n, d) float64` (unit rows for cosine and angular), divided by 2**shift."
+    """Vectors ready for the kernels: rows `X (n, d) float64` (unit rows for cosine and angular), divided by 2**shift.
+
+    >>> P = prepare(np.array([[3., 4.]]), "cosine")
+    >>> P.X, P.sq, P.code == COSINE, P.shift
+    (array([[0.6, 0.8]]), array([1.]), True, 0)
+    """
     X: np.ndarray           # (n, d) float64, C-contiguous; (n, n) distances for "precomputed"
     sq: np.ndarray          # (n,) squared norms of the rows of X, summed in the kernel's order
     code: int               # the metric's code
@@ -266,7 +301,13 @@ def prepare(X,                                 # (n, d) finite points (cosine/an
             min_rows: int = 0,                 # fewest rows X may have (else ValueError); 0: no minimum
             allowed: Sequence[str] = METRICS,  # the metric names accepted, from `METRICS`
            ) -> Points:                        # X (n, d) float64 / 2**shift (cosine, angular: unit rows, shift 0)
-    "`X` checked and ready for the kernels of `metric` (one of `allowed`)."
+    """`X` checked and ready for the kernels of `metric` (one of `allowed`).
+
+    >>> prepare([[3., 4.]], "cosine").X
+    array([[0.6, 0.8]])
+    >>> prepare([[1e300, 0.]]).shift
+    597
+    """
     metric = check_metric(metric, allowed)
     A = _checked(X, metric, name, min_rows)
     code = METRICS.index(metric)
@@ -282,7 +323,12 @@ def prepare_pair(X,                                    # (n, d) finite points (c
                  allowed: Sequence[str] = METRICS,     # the metric names accepted, from `METRICS`
                  why: str = "",                        # reason added to the error if the column counts differ
                 ) -> tuple[Points, Points]:            # X's and Y's, as `prepare` makes them, with one shift
-    "`X` and `Y` checked and ready for the kernels of `metric`, with one shift for both and the same number of columns."
+    """`X` and `Y` checked and ready for the kernels of `metric`, with one shift for both and the same number of columns.
+
+    >>> P, Q = prepare_pair([[1e300, 0.]], [[0., 1.]])
+    >>> P.shift == Q.shift, P.shift
+    (True, 597)
+    """
     metric = check_metric(metric, tuple(m for m in allowed if m != "precomputed"))
     A, B = _checked(X, metric, names[0], min_rows), _checked(Y, metric, names[1], min_rows)
     check_same_columns(A, B, names, why)
@@ -292,13 +338,24 @@ def prepare_pair(X,                                    # (n, d) finite points (c
 
 # %% ../nbs/metrics.ipynb #c015s5
 def unscale(d, shift: int, code: int):
-    "Distances `d` of metric `code` computed on points divided by 2**shift, in the units of the input (inf beyond the largest double)."
+    """Distances `d` of metric `code` computed on points divided by 2**shift, in the units of the input (inf beyond the largest double).
+
+    >>> unscale(np.array([1., 2.]), 3, EUCLIDEAN), unscale(np.array([1.]), 3, SQEUCLIDEAN)
+    (array([ 8., 16.]), array([64.]))
+    """
     if shift == 0: return d
     with np.errstate(over="ignore"): return np.ldexp(d, shift * (2 if code == SQEUCLIDEAN else 1))
 
 # %% ../nbs/metrics.ipynb #c016b
 def pairwise_distances(X, Y=None, *, metric: str = "euclidean") -> np.ndarray:
-    "`(n, m)` exact distances between the rows of `X : (n, d)` and `Y : (m, d)` (of X and itself if Y is omitted)."
+    """`(n, m)` exact distances between the rows of `X : (n, d)` and `Y : (m, d)` (of X and itself if Y is omitted).
+
+    >>> pairwise_distances(np.array([[0., 0.], [3., 4.]]))
+    array([[0., 5.],
+           [5., 0.]])
+    >>> pairwise_distances([[1., 0.]], [[0., 2.]], metric="cosine")
+    array([[1.]])
+    """
     if Y is None: P = Q = prepare(X, metric)
     else: P, Q = prepare_pair(X, Y, metric)
     return unscale(_distance_rows(P.X, np.arange(len(P.X)), Q.X, np.arange(len(Q.X)), P.code), P.shift, P.code)
@@ -307,11 +364,20 @@ def pairwise_distances(X, Y=None, *, metric: str = "euclidean") -> np.ndarray:
 _WORKING_MEMORY = {"mib": None}
 
 def set_working_memory(mib: float | None) -> None:
-    "Set the memory budget of one block, in MiB, for this process (None: `$EMBEVAL_WORKING_MEMORY`, else 64)."
+    """Set the memory budget of one block, in MiB, for this process (None: `$EMBEVAL_WORKING_MEMORY`, else 64).
+
+    >>> set_working_memory(1); working_memory_bytes()
+    1048576
+    >>> set_working_memory(None)
+    """
     _WORKING_MEMORY["mib"] = None if mib is None else check_real(mib, "working_memory", low=0, low_open=True)
 
 def working_memory_bytes(mib: float | None = None) -> int:
-    "The budget of one block in bytes: `mib` if given, else `set_working_memory`'s, else `$EMBEVAL_WORKING_MEMORY`, else 64 MiB."
+    """The budget of one block in bytes: `mib` if given, else `set_working_memory`'s, else `$EMBEVAL_WORKING_MEMORY`, else 64 MiB.
+
+    >>> working_memory_bytes(2)
+    2097152
+    """
     if mib is None: mib = _WORKING_MEMORY["mib"]
     if mib is None: mib = float(os.environ.get("EMBEVAL_WORKING_MEMORY", 64))
     return max(8, int(check_real(mib, "working_memory", low=0, low_open=True) * 2 ** 20))
@@ -322,7 +388,11 @@ def row_chunks(n_rows: int,                          # rows to split, >= 0 (0: n
                working_memory: float | None = None,  # MiB per chunk, > 0; None: as `working_memory_bytes`
                itemsize: int = 8,                    # bytes per entry (8: float64)
               ) -> list[tuple[int, int]]:            # ranges (r0, r1) in order, covering 0..n_rows, r1 > r0
-    "Row ranges (r0, r1) whose full rows of n_cols entries fit the budget (at least one row each)."
+    """Row ranges (r0, r1) whose full rows of n_cols entries fit the budget (at least one row each).
+
+    >>> row_chunks(5, 1000, working_memory=0.016)
+    [(0, 2), (2, 4), (4, 5)]
+    """
     step = max(1, working_memory_bytes(working_memory) // max(1, n_cols * itemsize))
     return [(r0, min(n_rows, r0 + step)) for r0 in range(0, n_rows, step)]
 
@@ -333,7 +403,13 @@ def tiles(n_rows: int,                          # rows of the matrix, >= 0 (0: n
           symmetric: bool = False,              # True: only tiles with c0 >= r0, side <= max(128, ceil(n_rows / 8))
          ) -> list[tuple[int, int, int, int]]:  # (r0, r1, c0, c1) band by band, each within the budget
     """Tiles (r0, r1, c0, c1) of an n_rows x n_cols matrix, square-ish, each within the budget; with `symmetric` only c0 >= r0,
-    in at least 8 bands of rows (of at least 128) so that the tiles below the diagonal, which are skipped, are most of the lower half."""
+    in at least 8 bands of rows (of at least 128) so that the tiles below the diagonal, which are skipped, are most of the lower half.
+
+    >>> tiles(4, 6, working_memory=1)
+    [(0, 4, 0, 6)]
+    >>> tiles(4, 4, working_memory=1e-4, symmetric=True)
+    [(0, 3, 0, 3), (0, 3, 3, 4), (3, 4, 3, 4)]
+    """
     side = max(1, int(math.isqrt(working_memory_bytes(working_memory) // 8)))
     if symmetric: side = min(side, max(128, -(-n_rows // 8)))
     rows = max(1, min(n_rows, side)); cols = max(1, min(n_cols, working_memory_bytes(working_memory) // 8 // rows))
@@ -377,7 +453,13 @@ def gram_block(P: Points,  # the rows, from `prepare` or `prepare_pair` ('precom
                c0: int,    # first column (a row of Q), 0 <= c0 <= c1
                c1: int,    # end of the columns (exclusive), c1 <= len(Q.X)
               ) -> tuple[np.ndarray, bool]:  # B (r1 - r0, c1 - c0) float64: raw values, or if gram its Gram products
-    "`(B, gram)`: the raw values of a block (gram False), or its Gram products (gram True), which `_raw_row` turns row by row."
+    """`(B, gram)`: the raw values of a block (gram False), or its Gram products (gram True), which `_raw_row` turns row by row.
+
+    >>> P = prepare(np.array([[0., 0.], [3., 4.]]))
+    >>> B, gram = gram_block(P, P, 0, 2, 0, 2)
+    >>> B.shape, gram
+    ((2, 2), True)
+    """
     if P.code == PRECOMPUTED: return np.array(P.X[r0:r1, c0:c1]), False
     if P.code == CITYBLOCK: return _raw_rows(P.X, np.arange(r0, r1), Q.X, np.arange(c0, c1), P.code), False
     return P.X[r0:r1] @ Q.X[c0:c1].T, True
@@ -390,7 +472,13 @@ def raw_block(P: Points,  # the rows, from `prepare` or `prepare_pair` ('precomp
               c0: int,    # first column (a row of Q), 0 <= c0 <= c1
               c1: int,    # end of the columns (exclusive), c1 <= len(Q.X)
              ) -> np.ndarray:  # (r1 - r0, c1 - c0) float64 raw values
-    "`(r1 - r0, c1 - c0)` raw values of rows r0:r1 of P against rows c0:c1 of Q, each within `raw_bounds` of the exact kernel's."
+    """`(r1 - r0, c1 - c0)` raw values of rows r0:r1 of P against rows c0:c1 of Q, each within `raw_bounds` of the exact kernel's.
+
+    >>> P = prepare(np.array([[0., 0.], [3., 4.]]))
+    >>> raw_block(P, P, 0, 2, 0, 2)
+    array([[ 0., 25.],
+           [25.,  0.]])
+    """
     B, gram = gram_block(P, Q, r0, r1, c0, c1)
     if gram: _raw_from_gram(B, P.X, Q.X, P.sq, Q.sq, r0, c0, P.code)
     return B
@@ -411,7 +499,13 @@ def _row_distance_sum(row, start, code, floor):
 
 # %% ../nbs/metrics.ipynb #c020s5
 def raw_bounds(P: Points) -> np.ndarray:
-    "`(n,)` E with |raw_block entry - exact raw value| <= E_i + E_j for every pair (0 where blocks are exact)."
+    """`(n,)` E with |raw_block entry - exact raw value| <= E_i + E_j for every pair (0 where blocks are exact).
+
+    >>> P = prepare(np.array([[0., 0.], [3., 4.]]))
+    >>> E = raw_bounds(P)
+    >>> bool(abs(raw_block(P, P, 0, 2, 0, 2)[0, 1] - 25.0) <= E[0] + E[1])
+    True
+    """
     if P.code in (PRECOMPUTED, CITYBLOCK): return np.zeros(len(P.X))
     d = P.X.shape[1]
     return 64.0 * (d + 2) * np.finfo(np.float64).eps * P.sq + (d + 2) * 2.0 ** -1070

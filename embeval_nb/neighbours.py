@@ -35,12 +35,23 @@ def _topk_insert(keys, idx, key, j):
     keys[pos] = key; idx[pos] = j
 
 def empty_top_lists(n: int, k: int, dtype=np.float64) -> tuple[np.ndarray, np.ndarray]:
-    "`(keys, idx)`, both `(n, k)`: n empty top lists (keys inf, or the largest integer; indices NO_INDEX)."
+    """`(keys, idx)`, both `(n, k)`: n empty top lists (keys inf, or the largest integer; indices NO_INDEX).
+
+    >>> keys, idx = empty_top_lists(1, 2)
+    >>> keys, bool((idx == NO_INDEX).all())
+    (array([[inf, inf]]), True)
+    """
     top = np.inf if np.dtype(dtype).kind == "f" else np.iinfo(dtype).max
     return np.full((n, k), top, dtype), np.full((n, k), NO_INDEX, np.int64)
 
 def merge_top_lists(a: tuple, b: tuple) -> tuple[np.ndarray, np.ndarray]:
-    "Two `(keys, idx)` top lists of one width merged: the smallest keys, ties to the smaller index."
+    """Two `(keys, idx)` top lists of one width merged: the smallest keys, ties to the smaller index.
+
+    >>> a = np.array([[1., 3.]]), np.array([[5, 2]])
+    >>> b = np.array([[2., 3.]]), np.array([[7, 1]])
+    >>> merge_top_lists(a, b)
+    (array([[1., 2.]]), array([[5, 7]]))
+    """
     keys, idx = np.concatenate([a[0], b[0]], 1), np.concatenate([a[1], b[1]], 1)
     order = np.lexsort((idx, keys), axis=1)[:, :a[0].shape[1]]
     return np.take_along_axis(keys, order, 1), np.take_along_axis(idx, order, 1)
@@ -132,7 +143,14 @@ def _no_tracker() -> _Tracker:
 
 # %% ../nbs/neighbours.ipynb #c009s1
 class NearestPass(NamedTuple):
-    "What one `nearest_pass` found, in prepared units."
+    """What one `nearest_pass` found, in prepared units.
+
+    >>> found = nearest_pass(prepare(np.array([[0.], [1.], [3.]])), None, 1)
+    >>> found.rows[1], found.cols
+    (array([[1],
+           [0],
+           [1]]), None)
+    """
     rows: tuple | None           # (dist (n, k_rows), idx): the k_rows nearest rows of Q for each row of P
     cols: tuple | None           # (dist (m, k_cols), idx): the k_cols nearest rows of P for each row of Q
     distance_sum: float          # sum of the distances of the pairs visited (with `sum_floor`), else 0
@@ -149,7 +167,15 @@ def nearest_pass(P: Points,                            # n prepared rows, from `
     """One pass over the blocks of P against Q (of P against itself, each pair once with i < j, a row not its own
     neighbour, if Q is None): the exact top lists of the `k_rows` nearest rows of Q for each row of P and (Q given) of
     the `k_cols` nearest rows of P for each row of Q (None where k is 0); with `sum_floor`, also the sum of the
-    distances of the pairs visited, those at or below `sum_floor` counted as 0."""
+    distances of the pairs visited, those at or below `sum_floor` counted as 0.
+
+    >>> P = prepare(np.array([[0.], [1.], [3.]]))
+    >>> keys, idx = nearest_pass(P, None, 1).rows
+    >>> idx
+    array([[1],
+           [0],
+           [1]])
+    """
     within = Q is None
     if within and k_cols:
         raise ValueError(f"k_cols={k_cols!r} needs Q: P against itself (Q=None) keeps one list per row, k_rows")
@@ -184,7 +210,19 @@ def knn(X,                                    # (n, d) finite points; 'precomput
         working_memory: float | None = None,  # MiB per block, > 0; None: the default (64 unless set)
        ) -> tuple[np.ndarray, np.ndarray]:    # (n, k) float64 distances, (n, k) int64 indices, nearest first
     """Exact k nearest rows of `Y : (m, d)` for each row of `X : (n, d)` (of X itself, a row not its own neighbour, if Y is None):
-    `(dist (n, k) float64, idx (n, k) int64)`, nearest first, ties to the smaller index; distances in the input's units."""
+    `(dist (n, k) float64, idx (n, k) int64)`, nearest first, ties to the smaller index; distances in the input's units.
+    `k` defaults to 1 (scikit-learn's `NearestNeighbors` to 5).
+
+    >>> X = np.array([[0.], [1.], [3.]])
+    >>> knn(X, k=1)
+    (array([[1.],
+           [1.],
+           [2.]]), array([[1],
+           [0],
+           [1]]))
+    >>> knn(np.array([[2.5]]), X, k=2)
+    (array([[0.5, 1.5]]), array([[2, 1]]))
+    """
     if Y is None:
         P = prepare(X, metric, min_rows=1); Q = None
         k = check_int(k, "k", low=1, high=len(P.X) - 1, why=f"X has {len(P.X)} rows and a row is not its own neighbour")
@@ -196,7 +234,12 @@ def knn(X,                                    # (n, d) finite points; 'precomput
 
 # %% ../nbs/neighbours.ipynb #c013
 class BallCounts(NamedTuple):
-    "Counts of `d(x_i, y_j) < radius_x[i]` (balls of X) and `< radius_y[j]` (balls of Y) over all pairs."
+    """Counts of `d(x_i, y_j) < radius_x[i]` (balls of X) and `< radius_y[j]` (balls of Y) over all pairs.
+
+    >>> c = ball_counts(np.array([[0.], [1.]]), np.array([[0.5]]), radius_x=[1., 1.], radius_y=[0.6])
+    >>> c.x_ball_sizes, c.in_x_balls, c.y_ball_sizes, c.in_y_balls
+    (array([1, 1]), array([2]), array([2]), array([1, 1]))
+    """
     x_ball_sizes: np.ndarray     # (n,) points of Y inside the ball of each x_i
     in_x_balls: np.ndarray       # (m,) balls of X that hold each y_j
     y_ball_sizes: np.ndarray     # (m,) points of X inside the ball of each y_j
@@ -248,7 +291,12 @@ def count_in_balls(P: Points,                            # n prepared rows of X,
                    *,
                    working_memory: float | None = None,  # MiB per block, > 0; None: the default (64 unless set)
                   ) -> BallCounts:                       # int64 counts, (n,), (m,), (m,), (n,) in field order
-    "`ball_counts` of prepared points, radii `rx (n,)`, `ry (m,)` in prepared units."
+    """`ball_counts` of prepared points, radii `rx (n,)`, `ry (m,)` in prepared units.
+
+    >>> P, Q = prepare(np.array([[0.], [1.]])), prepare(np.array([[0.5]]))
+    >>> count_in_balls(P, Q, np.array([1., 1.]), np.array([0.6])).x_ball_sizes
+    array([1, 1])
+    """
     rxr, ryr = (np.array([_raw_radius(t, P.code) for t in r]) for r in (rx, ry))
     counts = [np.zeros(n, np.int64) for n in (len(P.X), len(Q.X), len(Q.X), len(P.X))]
     Er, Ec = raw_bounds(P), raw_bounds(Q)
@@ -265,7 +313,12 @@ def ball_counts(X,                                    # (n, d) finite points
                 metric: str = "euclidean",            # 'euclidean', 'sqeuclidean', 'cityblock', 'cosine' or 'angular'
                 working_memory: float | None = None,  # MiB per block, > 0; None: the default (64 unless set)
                ) -> BallCounts:                       # int64 counts, (n,), (m,), (m,), (n,) in field order
-    "How the points of `X : (n, d)` and `Y : (m, d)` fall inside each other's balls `d < radius_x[i]`, `d < radius_y[j]` (exact)."
+    """How the points of `X : (n, d)` and `Y : (m, d)` fall inside each other's balls `d < radius_x[i]`, `d < radius_y[j]` (exact).
+
+    >>> c = ball_counts(np.array([[0.], [1.]]), np.array([[0.5]]), radius_x=[1., 1.], radius_y=[0.6])
+    >>> c.x_ball_sizes, c.y_ball_sizes
+    (array([1, 1]), array([2]))
+    """
     P, Q = prepare_pair(X, Y, metric)
     return count_in_balls(P, Q, _radii(radius_x, len(P.X), "radius_x", P), _radii(radius_y, len(Q.X), "radius_y", P),
                           working_memory=working_memory)
@@ -276,7 +329,16 @@ def _is_dask(E) -> bool:
     return type(E).__module__.split(".")[0] == "dask"
 
 def check_corpus(E, name: str = "E"):
-    "`E` if it is a non-empty 2-D numeric numpy, memmap, scipy sparse (made CSR) or dask array (a nested list becomes an array)."
+    """`E` if it is a non-empty 2-D numeric numpy, memmap, scipy sparse (made CSR) or dask array (a nested list becomes an array).
+
+    >>> check_corpus([[1, 2], [3, 4]])
+    array([[1, 2],
+           [3, 4]])
+    >>> check_corpus(np.zeros((0, 3)))
+    Traceback (most recent call last):
+        ...
+    ValueError: E must be a non-empty 2-D (n, d) array, got shape (0, 3)
+    """
     if E is None: raise TypeError(f"{name} is None; expected a 2-D (n, d) array")
     if sp.issparse(E): E = E.tocsr()                             # COO, BSR and DIA have no rows to take
     if not (isinstance(E, np.ndarray) or sp.issparse(E) or _is_dask(E)):
@@ -482,7 +544,15 @@ def cosine_knn(E,                                    # (n, d): numpy, memmap, sp
                working_memory: float | None = None,  # MiB per block (> 0; dask: E's chunks); None: 64 unless set
               ) -> tuple[np.ndarray, np.ndarray]:    # (q, k) float64 similarities, (q, k) int64 rows
     """Exact cosine neighbours of the rows `queries` of `E`: `(sims (q, k) float64, idx (q, k) int64)`, most similar first,
-    ties to the smaller row; a query is not its own neighbour if `exclude_self`."""
+    ties to the smaller row; a query is not its own neighbour if `exclude_self`.
+
+    >>> E = np.array([[1., 0.], [1., 0.1], [0., 1.]])
+    >>> sims, idx = cosine_knn(E, [0, 2], 1)
+    >>> sims.round(4), idx
+    (array([[0.995 ],
+           [0.0995]]), array([[1],
+           [1]]))
+    """
     E = check_corpus(E, "E")
     n, d = E.shape
     queries = check_rows(queries, "queries", n, unique=True, allow_empty=False)

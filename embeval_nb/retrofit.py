@@ -42,7 +42,12 @@ def _links_graph(rows: np.ndarray, cols: np.ndarray, V: int) -> sp.csr_matrix:
     return sp.csr_matrix((np.ones(len(links)), (links // V, links % V)), shape=(V, V))
 
 def lexicon_graph(lexicon, vocab: Sequence[str] | Mapping, *, self_loops: str = "keep") -> sp.csr_matrix:
-    "`(V, V)` 0/1 CSR graph: row i holds the in-vocabulary neighbours of `vocab[i]` in `lexicon`, each once."
+    """`(V, V)` 0/1 CSR graph: row i holds the in-vocabulary neighbours of `vocab[i]` in `lexicon`, each once.
+
+    >>> lexicon_graph({"cat": ["dog", "feline"], "dog": ["cat"]}, ["cat", "dog"]).toarray()
+    array([[0., 1.],
+           [1., 0.]])
+    """
     self_loops = check_choice(self_loops, "self_loops", SELF_LOOPS)
     index = vocab_index(vocab)
     items = lexicon_items(lexicon)
@@ -132,7 +137,14 @@ def retrofit(E,                        # (V, d) finite vectors, used as given (t
              method: str = "inplace",  # 'inplace' (Gauss-Seidel, as the reference code) or 'jacobi' (simultaneous)
              self_loops: str = "keep"  # a word among its neighbours: 'keep' (reference code) or 'drop'; not for a graph
             ) -> np.ndarray:           # (V, d) float64, a new array
-    "Retrofitted copy `(V, d) float64` of `E : (V, d)` (row i is `vocab[i]`): `n_iter` passes of Faruqui et al.'s update."
+    """Retrofitted copy `(V, d) float64` of `E : (V, d)` (row i is `vocab[i]`): `n_iter` passes of Faruqui et al.'s update.
+    Unlike Faruqui et al.'s reference code, `E` is used as given, not L2-normalised first.
+
+    >>> E = np.array([[1., 0.], [0., 1.]])
+    >>> retrofit(E, ["cat", "dog"], {"cat": ["dog"]}, n_iter=1)
+    array([[0.5, 0.5],
+           [0. , 1. ]])
+    """
     Q0, shift = rescale_exactly(as_points(E, "E"))             # the update is linear: 2**shift comes back at the end
     A = _as_graph(lexicon, vocab, len(Q0), check_choice(self_loops, "self_loops", SELF_LOOPS))
     method, n_iter = check_choice(method, "method", METHODS), check_int(n_iter, "n_iter", low=0)
@@ -190,7 +202,13 @@ def _faruqui_retrofit(word_vecs: dict, lexicon: dict, num_iters: int, order: Seq
 
 # %% ../nbs/retrofit_impl.ipynb #c025
 def fixed_point_system(Q0: np.ndarray, A: sp.csr_matrix, alpha: float) -> tuple[sp.csr_matrix, np.ndarray, np.ndarray]:
-    "`(M, B, S)`: the rows S with neighbours and the system M Q[S] = B `(|S|, d)` of the update's fixed point."
+    """`(M, B, S)`: the rows S with neighbours and the system M Q[S] = B `(|S|, d)` of the update's fixed point.
+
+    >>> A = lexicon_graph({"cat": ["dog"]}, ["cat", "dog"])
+    >>> M, B, S = fixed_point_system(np.array([[1., 0.], [0., 1.]]), A, 1.0)
+    >>> M.toarray(), B, S
+    (array([[2.]]), array([[1., 1.]]), array([0]))
+    """
     n = np.diff(A.indptr)
     S = np.flatnonzero(n > 0)
     fixed = np.ones(A.shape[0], bool); fixed[S] = False
@@ -268,7 +286,13 @@ def retrofit_fixed_point(E,                        # (V, d) finite vectors
                          rtol: float = 1e-12,      # per-column relative residual, 0 < rtol < 1; unused by 'lu'
                          self_loops: str = "keep"  # 'keep' or 'drop', as in `retrofit`; unused for a graph
                         ) -> np.ndarray:           # (V, d) float64, a new array
-    "The limit `(V, d) float64` of `retrofit` as n_iter grows (any order, either method), by a sparse linear solve."
+    """The limit `(V, d) float64` of `retrofit` as n_iter grows (any order, either method), by a sparse linear solve.
+
+    >>> E = np.array([[1., 0.], [0., 1.]])
+    >>> retrofit_fixed_point(E, ["cat", "dog"], {"cat": ["dog"], "dog": ["cat"]}).round(4)
+    array([[0.6667, 0.3333],
+           [0.3333, 0.6667]])
+    """
     Q0, shift = rescale_exactly(as_points(E, "E"))
     A = _as_graph(lexicon, vocab, len(Q0), check_choice(self_loops, "self_loops", SELF_LOOPS))
     solver = check_choice(solver, "solver", SOLVERS)
@@ -289,13 +313,21 @@ def retrofit_fixed_point(E,                        # (V, d) finite vectors
 
 # %% ../nbs/retrofit_impl.ipynb #c038
 def lexicon_words(lexicon) -> set:
-    "Every word of `lexicon`, heads and neighbours."
+    """Every word of `lexicon`, heads and neighbours.
+
+    >>> sorted(lexicon_words({"cat": ["dog", "feline"]}))
+    ['cat', 'dog', 'feline']
+    """
     words = set()
     for h, ns in lexicon_items(lexicon): words.add(h); words.update(ns)
     return words
 
 def resource_statistics(lexicon, groups: Iterable[Sequence[str]] | None = None, *, clean: bool = True) -> dict:
-    "Terms, entries, groupings and links of a lexicon (groupings: the non-empty `groups`, else the entries)."
+    """Terms, entries, groupings and links of a lexicon (groupings: the non-empty `groups`, else the entries).
+
+    >>> resource_statistics({"cat": ["dog", "feline"], "dog": ["cat"]})
+    {'terms': 3, 'entries': 2, 'links': 3, 'groupings': 2}
+    """
     lex = clean_lexicon(lexicon) if check_bool(clean, "clean") else dict(lexicon_items(lexicon))
     entries = {h: set(ns) - {h} for h, ns in lex.items() if set(ns) - {h}}
     out = {"terms": len(lexicon_words(lex)), "entries": len(entries), "links": sum(len(ns) for ns in entries.values())}
@@ -448,7 +480,12 @@ def lexicon_text_graph(text: str,                       # a head word and its ne
                        merge_repeated: bool = False,    # True: a repeated head's lines joined; False: last line wins
                        self_loops: str = "keep"         # a head among its neighbours: 'keep' or 'drop'
                       ) -> sp.csr_matrix:               # (V, V) 0/1 float64 CSR; row i: word i's neighbours
-    "`(V, V)` graph of the lexicon text `text` (a head and its neighbours per line) over `vocab`, as `lexicon_graph` of its lines."
+    r"""`(V, V)` graph of the lexicon text `text` (a head and its neighbours per line) over `vocab`, as `lexicon_graph` of its lines.
+
+    >>> lexicon_text_graph("cat dog feline\ndog cat\n", ["cat", "dog"]).toarray()
+    array([[0., 1.],
+           [1., 0.]])
+    """
     if not isinstance(text, str): raise TypeError(f"text must be the text of a lexicon (str), got {type(text).__name__}")
     self_loops = check_choice(self_loops, "self_loops", SELF_LOOPS)
     clean, merge_repeated = check_bool(clean, "clean"), check_bool(merge_repeated, "merge_repeated")
@@ -478,7 +515,16 @@ def read_lexicon_graph(source: str | os.PathLike,       # 'ppdb', 'framenet' or 
                        merge_repeated: bool = False,    # True: a repeated head's lines joined; False: last line wins
                        self_loops: str = "keep"         # a head among its neighbours: 'keep' or 'drop'
                       ) -> sp.csr_matrix:               # (V, V) 0/1 float64 CSR, as `lexicon_text_graph`
-    "`(V, V)` graph over `vocab` of a lexicon file: 'ppdb', 'framenet' or the path of any file in their format (`lexicon_text`)."
+    r"""`(V, V)` graph over `vocab` of a lexicon file: 'ppdb', 'framenet' or the path of any file in their format (`lexicon_text`).
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = os.path.join(folder, "lexicon.txt")
+    ...     with open(path, "w") as f: _ = f.write("cat dog feline\n")
+    ...     print(read_lexicon_graph(path, ["cat", "dog"]).toarray())
+    [[0. 1.]
+     [0. 0.]]
+    """
     return lexicon_text_graph(lexicon_text(source, path), vocab, clean=clean, merge_repeated=merge_repeated,
                               self_loops=self_loops)
 
@@ -562,7 +608,12 @@ def _scores_pair(predicted, human, names=("predicted", "human"), near_one: bool 
 
 # %% ../nbs/retrofit_impl.ipynb #c046s2
 def similarity_metrics(predicted, human) -> dict:
-    "Pearson, Spearman, their combined correlation ('correlation'), RMSE and MAE of `predicted` against `human`, both `(n,)`."
+    """Pearson, Spearman, their combined correlation ('correlation'), RMSE and MAE of `predicted` against `human`, both `(n,)`.
+
+    >>> m = similarity_metrics(np.array([.1, .5, .7]), np.array([0., .5, 1.]))
+    >>> {k: round(v, 4) for k, v in m.items()}
+    {'pearson': 0.982, 'spearman': 1.0, 'correlation': 0.9909, 'rmse': 0.1826, 'mae': 0.1333}
+    """
     p, h, shift = _scores_pair(predicted, human)
     out = np.empty(5)
     _weighted_metrics(out, p, h, np.ones(len(p)), np.stack(_sort_groups(p)), np.stack(_sort_groups(h)),
@@ -573,7 +624,13 @@ def similarity_metrics(predicted, human) -> dict:
 # %% ../nbs/retrofit_impl.ipynb #c050
 @dataclass(frozen=True, eq=False)
 class SimilarityResult:
-    "Scores of cosine similarities against human judgements on `n` word pairs (`kept` of the input pairs)."
+    """Scores of cosine similarities against human judgements on `n` word pairs (`kept` of the input pairs).
+
+    >>> E = np.array([[1., 0.], [1., 1.], [0., 1.]])
+    >>> r = evaluate_similarity(E, ["a", "b", "c"], [("a", "b"), ("a", "c"), ("b", "z")], [7., 0., 8.], score_range=(0, 10))
+    >>> r.n, round(r.coverage, 4), r.predicted.round(4)
+    (3, 0.6667, array([0.7071, 0.    , 0.    ]))
+    """
     pearson: float
     spearman: float
     correlation: float          # harmonic mean of pearson and spearman (0 if their signs differ)
@@ -657,7 +714,14 @@ def evaluate_similarity(E,                      # (V, d) vectors, finite in the 
                         missing: str = "zero",  # pair with an unknown word: 'zero' (cosine 0), 'drop', 'error'
                         restrict_to=None        # words (`in`): keep pairs with both in it; None: all pairs
                        ) -> SimilarityResult:   # metrics, coverage and per-pair arrays of the kept pairs
-    "Cosine similarities of `E : (V, d)` (row i is `vocab[i]`) on word `pairs` against human `scores` mapped from `score_range`."
+    """Cosine similarities of `E : (V, d)` (row i is `vocab[i]`) on word `pairs` against human `scores` mapped from `score_range`.
+    A pair with an unknown word scores cosine 0 by default (`missing='zero'`); gensim's `evaluate_word_pairs` drops such pairs unless `dummy4unknown=True`.
+
+    >>> E = np.array([[1., 0.], [1., 1.], [0., 1.]])
+    >>> r = evaluate_similarity(E, ["a", "b", "c"], [("a", "b"), ("a", "c"), ("b", "c")], [7., 0., 8.], score_range=(0, 10))
+    >>> round(r.spearman, 4), round(r.rmse, 4)
+    (0.866, 0.0538)
+    """
     check_choice(missing, "missing", ("zero", "drop", "error"))
     E = E if isinstance(E, np.ndarray) and E.ndim == 2 and E.dtype.kind in "fiu" else as_points(E, "E", finite=False)
     (P, h, scaled), index = _benchmark(pairs, scores, score_range), vocab_index(vocab, len(E))
@@ -698,7 +762,13 @@ def bootstrap_similarity(human,               # (n,) finite human scores, n >= 1
                          weights=None         # (B, n) or (n,): times pair i counts in resample b, >= 0; None: draw
                         ) -> np.ndarray:      # (B, m, k, 5) float64 over SIMILARITY_METRICS; B: n_boot or weights rows
     """`(n_boot, m, k, 5)` metrics of predictions `(k, n)` vs `human (n,)` on subsets `masks (m, n)` of paired resamples
-    of the pairs, or, if `weights : (B, n)` (finite, >= 0) is given, of the B resamples in which pair i counts `weights[b, i]` times."""
+    of the pairs, or, if `weights : (B, n)` (finite, >= 0) is given, of the B resamples in which pair i counts `weights[b, i]` times.
+
+    >>> bootstrap_similarity([0., .5, 1.], [.1, .5, .9], n_boot=3).shape
+    (3, 1, 1, 5)
+    >>> bootstrap_similarity([0., .5, 1.], [.1, .5, .9], weights=[1, 1, 1])[0, 0, 0].round(4)
+    array([1.    , 1.    , 1.    , 0.0816, 0.0667])
+    """
     h, P = _scores(human, "human"), np.atleast_2d(_scores(predicted, "predicted"))
     M = np.ones((1, h.shape[-1] if h.ndim else 0), bool) if masks is None else np.atleast_2d(np.asarray(masks, dtype=bool))
     if h.ndim != 1 or P.ndim != 2 or P.shape[1] != len(h) or M.shape[1] != len(h) or len(h) == 0:
@@ -718,7 +788,12 @@ def bootstrap_similarity(human,               # (n,) finite human scores, n >= 1
 
 # %% ../nbs/retrofit_impl.ipynb #c059
 def mse_decomposition(predicted, human) -> dict:
-    "MSE of `predicted` vs `human` `(n,)` and its mean, spread and correlation terms (they sum to the MSE)."
+    """MSE of `predicted` vs `human` `(n,)` and its mean, spread and correlation terms (they sum to the MSE).
+
+    >>> d = mse_decomposition(np.array([.2, .4, .9]), np.array([0., .5, 1.]))
+    >>> {k: round(v, 4) for k, v in d.items()}
+    {'mse': 0.02, 'mean': 0.0, 'spread': 0.013, 'correlation': 0.007}
+    """
     p, h, shift = _scores_pair(predicted, human)
     if len(p) == 0: raise ValueError("predicted and human are empty")
     sp_, sh = p.std(), h.std()
@@ -729,7 +804,11 @@ def mse_decomposition(predicted, human) -> dict:
         return {k: float(np.ldexp(v, 2 * shift)) if shift else v for k, v in terms.items()}
 
 def recalibrate(predicted, human, fit) -> np.ndarray:
-    "`a + b * predicted` with (a, b) the least-squares line of `human` on `predicted` over the pairs `fit` (bool mask)."
+    """`a + b * predicted` with (a, b) the least-squares line of `human` on `predicted` over the pairs `fit` (bool mask).
+
+    >>> recalibrate(np.array([0., 1., 2.]), np.array([1., 3., 6.]), np.array([True, True, False]))
+    array([1., 3., 5.])
+    """
     p, h, shift = _scores_pair(predicted, human, near_one=True)      # h = a + b p: a scales with the scores, b does not
     fit = np.asarray(fit)
     if fit.dtype != bool or fit.shape != p.shape: raise ValueError(f"fit must be a boolean mask of shape {p.shape}, got {fit.dtype} {fit.shape}")

@@ -212,7 +212,7 @@ def _outputs(page: Path) -> list[str]:
 
 
 READER_UNFRIENDLY = [
-    (r"\w*Warning\b|Traceback \(most recent", "a warning or traceback"),
+    (r"\w*Warning:|Traceback \(most recent", "a warning or traceback"),   # a warning as Python prints it, not a class name
     (r"\d+%\|[█▏▎▍▌▋▊▉ #]*\||\d+/\d+ \[\d\d:\d\d|it/s\]|Loading weights", "a progress bar"),
     (r"/(work|home|root|tmp|usr|opt)/[\w.-]+/|site-packages|\.venv/", "a local path"),
 ]
