@@ -13,11 +13,13 @@ EXAMPLES_REQUIRED = [
     "cache",
     "checks",
     "crossmatch",
+    "data",
     "matching",
     "metrics",
     "neighbours",
     "retrofit",
     "stats",
+    "wmd",
 ]
 
 
