@@ -139,8 +139,8 @@ def average_hausdorff(X,                                    # (n, d) finite rows
                      ) -> float:                            # the mean of the two mean nearest-neighbour distances, >= 0
     """Average Hausdorff distance: the mean of the two mean nearest-neighbour distances between `X` and `Y`.
 
-    The default metric is 'cosine' (the paper's choice), where scipy's `directed_hausdorff` (a maximum, not a mean) and
-    the prdc package use the Euclidean distance.
+    The default metric is 'cosine' (the paper's choice), where scipy's `directed_hausdorff` (a maximum, not a mean)
+    uses the Euclidean distance.
 
     >>> X, Y = np.array([[1., 0.], [0., 1.]]), np.array([[1., 0.], [1., 1.]])
     >>> round(average_hausdorff(X, Y), 4), average_hausdorff(X, Y, metric="euclidean")
