@@ -25,7 +25,11 @@ __all__ = ['SCALES', 'ACCOUNT_STATUS', 'seed_everything', 'jit', 'set_progress',
 
 # %% ../nbs/core.ipynb #c006
 def seed_everything(seed: int) -> None:
-    "Seed Python's `random`, numpy's legacy global state and, if installed, torch."
+    """Seed Python's `random`, numpy's legacy global state and, if installed, torch.
+
+    >>> seed_everything(0); round(np.random.rand(), 4)
+    0.5488
+    """
     import random
     random.seed(seed)
     np.random.seed(seed)
@@ -35,7 +39,15 @@ def seed_everything(seed: int) -> None:
 
 # %% ../nbs/core.ipynb #c009
 def jit(func: Callable | None = None, **options) -> Callable:
-    "`numba.njit(cache=True, fastmath=False, **options)(func)` for module code; notebook and script code (`__main__`) uncached."
+    """`numba.njit(cache=True, fastmath=False, **options)(func)` for module code; notebook and script code (`__main__`) uncached.
+
+    Unlike `numba.njit`, it caches the machine code by default (`cache=True`).
+
+    >>> @jit
+    ... def add_one(x): return x + 1
+    >>> add_one(1), add_one.targetoptions["fastmath"]
+    (2, False)
+    """
     from numba import njit
     if func is None: return lambda f: jit(f, **options)
     options.setdefault("fastmath", False)
@@ -69,11 +81,22 @@ def _listen_for_compiles() -> None:
 _PROGRESS = {"enabled": None}
 
 def set_progress(enabled: bool | None) -> None:
-    "Turn progress bars on or off for this process (`None`: follow `$EMBEVAL_PROGRESS`)."
+    """Turn progress bars on or off for this process (`None`: follow `$EMBEVAL_PROGRESS`).
+
+    >>> set_progress(False); progress_enabled()
+    False
+    >>> set_progress(None)                           # back to $EMBEVAL_PROGRESS
+    """
     _PROGRESS["enabled"] = enabled
 
 def progress_enabled() -> bool:
-    "Whether progress bars are shown: `set_progress` wins, then `$EMBEVAL_PROGRESS` (default on)."
+    """Whether progress bars are shown: `set_progress` wins, then `$EMBEVAL_PROGRESS` (default on).
+
+    >>> from unittest import mock
+    >>> set_progress(None)
+    >>> with mock.patch.dict(os.environ, {"EMBEVAL_PROGRESS": "0"}): progress_enabled()
+    False
+    """
     if _PROGRESS["enabled"] is not None: return _PROGRESS["enabled"]
     return os.environ.get("EMBEVAL_PROGRESS", "1") not in ("0", "false", "False", "")
 
@@ -84,7 +107,11 @@ def progress(iterable: Iterable,                 # the items to loop over
              show_progress: bool | None = None,  # True or False: show or hide the bar; None: `progress_enabled()`
              **kwargs,                           # passed on to `tqdm`
             ) -> Iterable:                       # a tqdm iterator over `iterable`, disabled when the bar is hidden
-    "`iterable` wrapped in a tqdm bar if `show_progress` says so (None: `progress_enabled()`)."
+    """`iterable` wrapped in a tqdm bar if `show_progress` says so (None: `progress_enabled()`).
+
+    >>> list(progress(range(3), desc="demo", show_progress=False))
+    [0, 1, 2]
+    """
     show = progress_enabled() if show_progress is None else show_progress
     if not isinstance(show, (bool, np.bool_)): raise TypeError(f"show_progress must be True, False or None, got {show_progress!r}")
     return tqdm(iterable, total=total, desc=desc, disable=not show, **kwargs)
@@ -93,7 +120,15 @@ def progress(iterable: Iterable,                 # the items to loop over
 def optional_import(module: str,  # the import name, e.g. 'gensim.models'
                     extra: str    # the extra of embeval_nb that installs it, e.g. 'gensim' (setup.py's `extras`)
                    ):             # the imported module
-    "The module `module`, or an ImportError naming the missing package, the extra that installs it and the pip command."
+    """The module `module`, or an ImportError naming the missing package, the extra that installs it and the pip command.
+
+    >>> optional_import("json", "none").__name__
+    'json'
+    >>> optional_import("no_such_module", "n2o")
+    Traceback (most recent call last):
+    ...
+    ImportError: no_such_module is not installed; it comes with the extra 'n2o' of embeval_nb: pip install 'embeval_nb[n2o]'
+    """
     import importlib
     try:
         return importlib.import_module(module)
@@ -112,7 +147,13 @@ def parallel_map(
         batch_size: int | str = "auto",     # tasks per joblib batch: 'auto' or a count (passed to joblib)
         show_progress: bool | None = None,  # True or False: show or hide the bar; None: `progress_enabled()`
     ) -> list:                              # [func(x) for x in items], in the order of `items`
-    "`[func(x) for x in items]`, run by joblib with `n_jobs` workers on `backend` (None: loky, or 'dask')."
+    """`[func(x) for x in items]`, run by joblib with `n_jobs` workers on `backend` (None: loky, or 'dask').
+
+    >>> parallel_map(abs, [-1, 2, -3], show_progress=False)
+    [1, 2, 3]
+    >>> parallel_map(abs, [-1, 2, -3], n_jobs=2, backend="threading", show_progress=False)
+    [1, 2, 3]
+    """
     from joblib import Parallel, delayed, parallel_config
     items, n_jobs = list(items), check_n_jobs(n_jobs)
     backend = check_choice(backend, "backend", (None, "loky", "dask", "threading", "multiprocessing"))
@@ -125,12 +166,23 @@ def parallel_map(
 
 # %% ../nbs/core.ipynb #c023
 def record_dir() -> Path:
-    "The folder of record files: `$EMBEVAL_RECORD_DIR` if set and not empty, else `records` in the user's data folder."
+    """The folder of record files: `$EMBEVAL_RECORD_DIR` if set and not empty, else `records` in the user's data folder.
+
+    >>> from unittest import mock
+    >>> with mock.patch.dict(os.environ, {"EMBEVAL_RECORD_DIR": "my-records"}): record_dir().as_posix()
+    'my-records'
+    """
     import platformdirs
     return Path(os.environ.get("EMBEVAL_RECORD_DIR") or platformdirs.user_data_path("embeval") / "records")
 
 def record_file() -> Path:
-    "The JSON file that `record` writes to: `$EMBEVAL_RECORD_FILE` if set and not empty, else `record_dir() / 'records.json'`."
+    """The JSON file that `record` writes to: `$EMBEVAL_RECORD_FILE` if set and not empty, else `record_dir() / 'records.json'`.
+
+    >>> from unittest import mock
+    >>> with mock.patch.dict(os.environ, {"EMBEVAL_RECORD_DIR": "my-records", "EMBEVAL_RECORD_FILE": ""}):
+    ...     record_file().as_posix()
+    'my-records/records.json'
+    """
     return Path(os.environ.get("EMBEVAL_RECORD_FILE") or record_dir() / "records.json")
 
 def _to_json(value: Any) -> Any:
@@ -141,12 +193,23 @@ def _to_json(value: Any) -> Any:
     return value
 
 def read_records(path: str | os.PathLike | None = None) -> dict:
-    "All records in `path` (default: `record_file()`) as a dict; empty if the file does not exist."
+    """All records in `path` (default: `record_file()`) as a dict; empty if the file does not exist.
+
+    >>> read_records("no-such-records.json")
+    {}
+    """
     path = Path(path) if path is not None else record_file()
     return json.loads(path.read_text()) if path.exists() else {}
 
 def record(name: str, value: Any) -> Any:
-    "Store `value` under `name` in the record file (atomically) and return it unchanged."
+    """Store `value` under `name` in the record file (atomically) and return it unchanged.
+
+    >>> import tempfile
+    >>> from unittest import mock
+    >>> with tempfile.TemporaryDirectory() as d, mock.patch.dict(os.environ, {"EMBEVAL_RECORD_FILE": f"{d}/r.json"}):
+    ...     record("demo/x", np.arange(2)), read_records()          # the value back unchanged, stored as JSON
+    (array([0, 1]), {'demo/x': [0, 1]})
+    """
     path = record_file(); path.parent.mkdir(parents=True, exist_ok=True)
     records = read_records(path); records[name] = _to_json(value)
     atomic_write(path, lambda f: f.write(json.dumps(records, indent=1, sort_keys=True).encode()))
@@ -154,7 +217,17 @@ def record(name: str, value: Any) -> Any:
 
 # %% ../nbs/core.ipynb #c029
 def parse_paper_table(text: str) -> "pd.DataFrame":
-    "A pipe table (header line, then one line per row; leading/trailing `|` optional) as a DataFrame of strings."
+    """A pipe table (header line, then one line per row; leading/trailing `|` optional) as a DataFrame of strings.
+
+    >>> parse_paper_table('''
+    ... | model | STS-B | MRPC     |
+    ... |-------|-------|----------|
+    ... | GloVe | 58.0  | 71.2±0.5 |
+    ... ''')
+          STS-B      MRPC
+    model
+    GloVe  58.0  71.2±0.5
+    """
     import pandas as pd
     lines = [l.strip().strip("|") for l in text.strip().splitlines() if "|" in l and not set(l) <= set("|-: ")]
     if len(lines) < 2: raise ValueError(f"a paper table needs a header line and at least one row, got {text!r}")
@@ -165,14 +238,22 @@ def parse_paper_table(text: str) -> "pd.DataFrame":
                         columns=cells[0][1:])
 
 def paper_tables(chapter: str) -> "dict[str, pd.DataFrame]":
-    "Every table of `embeval_nb/papers/<chapter>.md`, by the name of its `## ` heading."
+    """Every table of `embeval_nb/papers/<chapter>.md`, by the name of its `## ` heading.
+
+    >>> paper_tables("n2o")["account"].columns.tolist()
+    ['paper says', 'status', 'where', 'claims']
+    """
     path = Path(__file__).parent / "papers" / f"{chapter}.md"
     if not path.is_file(): raise FileNotFoundError(f"no paper numbers for chapter {chapter!r}: {path} is missing")
     sections = path.read_text(encoding="utf-8").split("\n## ")[1:]
     return {sec.split("\n", 1)[0].strip(): parse_paper_table(sec.split("\n", 1)[1]) for sec in sections}
 
 def paper_value(cell: str) -> float:
-    "The number in a paper cell: the mean of `3.9±1.1`, `44.1`, `4.93e-26`, `~0.95`; NaN for an empty cell or `-`."
+    """The number in a paper cell: the mean of `3.9±1.1`, `44.1`, `4.93e-26`, `~0.95`; NaN for an empty cell or `-`.
+
+    >>> paper_value("3.9±1.1"), paper_value("~0.95"), paper_value("44.1%"), paper_value("-")
+    (3.9, 0.95, 44.1, nan)
+    """
     text = str(cell).strip().lstrip("~≈").split("±")[0].strip().rstrip("%")
     if text in ("", "-", "–", "—"): return float("nan")
     try: return float(text)
@@ -185,7 +266,12 @@ def scale_settings(scale: str,                    # one of `SCALES`
                    settings: Mapping[str, dict],  # {scale: {setting: value}}, one entry per scale of `SCALES`
                    **overrides,                   # setting=value from the page's parameters; None keeps the scale's
                   ) -> dict:                      # a new dict: settings[scale] with the overrides that are not None
-    "The settings a reproduction page runs with at `scale`, overridden by the page's parameters that are not None."
+    """The settings a reproduction page runs with at `scale`, overridden by the page's parameters that are not None.
+
+    >>> settings = {"smoke": {"n": 100, "k": 5}, "book": {"n": 10000, "k": 10}, "paper": {"n": 50000, "k": 10}}
+    >>> scale_settings("book", settings, k=20, n=None)
+    {'n': 10000, 'k': 20}
+    """
     if set(settings) != set(SCALES): raise ValueError(f"settings must have one entry per scale {SCALES}, got {tuple(settings)}")
     check_choice(scale, "scale", SCALES)
     if unknown := sorted(set(overrides) - set(settings[scale])):
@@ -195,7 +281,11 @@ def scale_settings(scale: str,                    # one of `SCALES`
 # %% ../nbs/core.ipynb #c038
 @dataclass
 class Claim:
-    "One of a paper's claims, checked: statement (as tested), the paper's number, ours, verdict, the test that decided it and its resampling unit."
+    """One of a paper's claims, checked: statement (as tested), the paper's number, ours, verdict, the test that decided it and its resampling unit.
+
+    >>> Claim("gap", "B beats A", "0.4", "0.3", "holds", "bootstrap", "sentence").verdict
+    'holds'
+    """
     key: str
     statement: str
     paper: str
@@ -216,7 +306,14 @@ def check_can_fail(key: str,                # the claim's key, named in the erro
                    above: float = -np.inf,  # the claimed region's lower end, excluded; -inf: no lower end
                    below: float = np.inf,   # the claimed region's upper end, excluded; inf: no upper end
                   ) -> None:                # nothing; ValueError if `value` is not strictly outside the region
-    "Refuse a claim whose statistic, on data where the claim is false, is `value`, not strictly outside the claimed region `(above, below)`."
+    """Refuse a claim whose statistic, on data where the claim is false, is `value`, not strictly outside the claimed region `(above, below)`.
+
+    >>> check_can_fail("gap", -0.2, above=0)         # on the counterexample the statistic is outside: the claim can fail
+    >>> check_can_fail("gap", 0.1, above=0)
+    Traceback (most recent call last):
+    ...
+    ValueError: claim 'gap': on its counterexample the statistic is 0.1, not strictly outside the claimed region (> 0), ...
+    """
     if not (value < above or value > below):
         raise ValueError(f"claim {key!r}: on its counterexample the statistic is {value:.4g}, not strictly outside "
                          f"the claimed region ({_region(above, below)}), so the claim could not fail: a statistic "
@@ -224,7 +321,19 @@ def check_can_fail(key: str,                # the claim's key, named in the erro
 
 # %% ../nbs/core.ipynb #c040
 class Claims:
-    "A chapter's claims in the order they are checked; each is recorded under `<chapter>/claims`."
+    """A chapter's claims in the order they are checked; each is recorded under `<chapter>/claims`.
+
+    >>> import tempfile
+    >>> from unittest import mock
+    >>> with tempfile.TemporaryDirectory() as d, mock.patch.dict(os.environ, {"EMBEVAL_RECORD_FILE": f"{d}/r.json"}):
+    ...     claims = Claims("demo")
+    ...     _ = claims.interval("gap", "B beats A", 0.3, 0.1, 0.5, paper=0.4, unit="sentence", above=0)
+    ...     recorded = read_records()["demo/claims"][0]["verdict"]
+    >>> claims.frame()[["paper", "ours", "verdict"]], recorded
+    (    paper ours verdict
+    key
+    gap   0.4  0.3   holds, 'holds')
+    """
     def __init__(self, chapter: str):
         self.chapter, self.items = chapter, {}
 
@@ -412,13 +521,21 @@ def _fmt(value: Any) -> str:
 ACCOUNT_STATUS = ("reproduced", "substitute", "partial", "not here")
 
 def heading_anchor(heading: str) -> str:
-    "The HTML id the book gives a section heading: lower case, runs of other characters as one hyphen, no leading digits."
+    """The HTML id the book gives a section heading: lower case, runs of other characters as one hyphen, no leading digits.
+
+    >>> heading_anchor("3.1 Results & discussion")
+    'results-discussion'
+    """
     from docutils.nodes import make_id
     return make_id(heading)
 
 def paper_account(chapter: str, claims: Claims | None = None) -> "pd.io.formats.style.Styler":
     """The account of every table, figure and claim of `chapter`'s paper, with links to the page's sections;
-    ValueError if a status is unknown or the account and `claims` disagree on which claims exist."""
+    ValueError if a status is unknown or the account and `claims` disagree on which claims exist.
+
+    >>> paper_account("n2o").data.columns.tolist()
+    ['item', 'paper says', 'status', 'where', 'claims']
+    """
     frame = paper_tables(chapter)["account"].reset_index()
     if bad := sorted(set(frame.status) - set(ACCOUNT_STATUS)):
         raise ValueError(f"account of {chapter}: status must be one of {ACCOUNT_STATUS}, got {bad}")

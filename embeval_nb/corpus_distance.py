@@ -51,7 +51,12 @@ def _rescaled_pair(X, Y, min_rows: int) -> tuple[np.ndarray, np.ndarray, int]:
 # %% ../nbs/corpus_distance_impl.ipynb #c013
 @dataclass(frozen=True)
 class CrossDistances:
-    "Summary of the document distances between two corpora X (n rows) and Y (m rows)."
+    """Summary of the document distances between two corpora X (n rows) and Y (m rows).
+
+    >>> c = cross_distances(np.array([[1., 0.], [0., 1.]]), np.array([[1., 0.], [1., 1.]]), metric="euclidean")
+    >>> c.mean, c.nearest_x, c.nearest_y
+    (0.8535..., array([0., 1.]), array([0., 1.]))
+    """
     mean: float                 # mean of delta(x_i, y_j) over all n m pairs
     nearest_x: np.ndarray       # (n,) distance from each x_i to its nearest y
     nearest_y: np.ndarray       # (m,) distance from each y_j to its nearest x
@@ -81,7 +86,12 @@ def cross_distances(X,                                    # (n, d) finite rows, 
                     metric: str = "cosine",               # one of `DOC_METRICS`; 'angular' counts <= 0.005 as 0
                     working_memory: float | None = None,  # MiB per block, > 0; None: the default (64 unless set)
                    ) -> CrossDistances:                   # mean over the n m pairs, nearest_x (n,), nearest_y (m,)
-    "Mean and nearest-neighbour document distances between `X : (n, d)` and `Y : (m, d)`."
+    """Mean and nearest-neighbour document distances between `X : (n, d)` and `Y : (m, d)`.
+
+    >>> c = cross_distances(np.array([[1., 0.], [0., 1.]]), np.array([[1., 0.], [1., 1.]]))     # cosine distance
+    >>> round(c.mean, 4), c.nearest_x.round(4), c.nearest_y.round(4)
+    (0.3964, array([0.    , 0.2929]), array([0.    , 0.2929]))
+    """
     P, Q = _prepare(X, Y, metric)
     return _cross(P, Q, _floor(metric), working_memory)
 
@@ -93,7 +103,16 @@ def energy_distance(X,                                    # (n, d) finite rows, 
                     root: bool = False,                   # True: sqrt(max(E, 0)), as the authors' code; False: E
                     working_memory: float | None = None,  # MiB per block, > 0; None: the default (64 unless set)
                    ) -> float:                            # E (a small negative value kept as it is) or its root
-    "Energy statistic 2 E delta(X, Y) - E delta(X, X') - E delta(Y, Y') of `X : (n, d)` and `Y : (m, d)` (V-statistics)."
+    """Energy statistic 2 E delta(X, Y) - E delta(X, X') - E delta(Y, Y') of `X : (n, d)` and `Y : (m, d)` (V-statistics).
+
+    The default metric is 'cosine' (the paper's choice), where `dcor.energy_distance` and `scipy.stats.energy_distance`
+    use the Euclidean distance: metric='euclidean' gives dcor's value (V-statistic, exponent 1), and with root=True
+    scipy's (which returns the square root, for 1-D samples).
+
+    >>> X, Y = np.array([[1., 0.], [0., 1.]]), np.array([[1., 0.], [1., 1.]])
+    >>> round(energy_distance(X, Y), 4), round(energy_distance(X, Y, metric="euclidean"), 4)
+    (0.1464, 0.5)
+    """
     root = check_bool(root, "root")
     P, Q = _prepare(X, Y, metric)
     if metric in ("sqeuclidean", "cosine"):                      # squared distances: the three means reduce to the centroids
@@ -118,7 +137,15 @@ def average_hausdorff(X,                                    # (n, d) finite rows
                       metric: str = "cosine",               # one of `DOC_METRICS`; 'angular' counts <= 0.005 as 0
                       working_memory: float | None = None,  # MiB per block, > 0; None: the default (64 unless set)
                      ) -> float:                            # the mean of the two mean nearest-neighbour distances, >= 0
-    "Average Hausdorff distance: the mean of the two mean nearest-neighbour distances between `X` and `Y`."
+    """Average Hausdorff distance: the mean of the two mean nearest-neighbour distances between `X` and `Y`.
+
+    The default metric is 'cosine' (the paper's choice), where scipy's `directed_hausdorff` (a maximum, not a mean)
+    uses the Euclidean distance.
+
+    >>> X, Y = np.array([[1., 0.], [0., 1.]]), np.array([[1., 0.], [1., 1.]])
+    >>> round(average_hausdorff(X, Y), 4), average_hausdorff(X, Y, metric="euclidean")
+    (0.1464, 0.5)
+    """
     return float(0.5 * sum(_nearest_means(X, Y, metric, working_memory)))
 
 def irpr(X,                                    # (n, d) finite rows, n >= 1 (non-zero: cosine, angular)
@@ -127,12 +154,24 @@ def irpr(X,                                    # (n, d) finite rows, n >= 1 (non
          metric: str = "cosine",               # one of `DOC_METRICS`; 'angular' counts <= 0.005 as 0
          working_memory: float | None = None,  # MiB per block, > 0; None: the default (64 unless set)
         ) -> float:                            # their harmonic mean, >= 0 (0 if either is 0)
-    "IRPR: the harmonic mean of the two mean nearest-neighbour distances between `X` and `Y`."
+    """IRPR: the harmonic mean of the two mean nearest-neighbour distances between `X` and `Y`.
+
+    The default metric is 'cosine', the paper's choice.
+
+    >>> X, Y = np.array([[1., 0.], [0., 1.]]), np.array([[1., 0.], [1., 2.]])
+    >>> round(irpr(X, Y), 4), round(irpr(X, Y, metric="euclidean"), 4)
+    (0.0528, 0.7071)
+    """
     return float(_harmonic_mean(*_nearest_means(X, Y, metric, working_memory)))
 
 # %% ../nbs/corpus_distance_impl.ipynb #c022
 def trace_sqrt_product(U: np.ndarray, V: np.ndarray) -> float:
-    "Tr((U^T U V^T V)^(1/2)) for `U : (n, d)`, `V : (m, d)`, exact whatever the rank of U^T U and V^T V."
+    """Tr((U^T U V^T V)^(1/2)) for `U : (n, d)`, `V : (m, d)`, exact whatever the rank of U^T U and V^T V.
+
+    >>> U = np.array([[1., 0.], [0., 2.]])
+    >>> trace_sqrt_product(U, U), trace_sqrt_product(U, np.array([[3., 0.]]))
+    (5.0, 3.0)
+    """
     U, V = as_points(U, "U", min_rows=1), as_points(V, "V", min_rows=1); check_same_columns(U, V, ("U", "V"))
     U, V, e = rescale_exactly(U, V, near_one=True)                  # the result scales by 4**e: no product over- or underflows
     if min(len(U), len(V)) <= U.shape[1]:
@@ -144,7 +183,16 @@ def trace_sqrt_product(U: np.ndarray, V: np.ndarray) -> float:
     return float(unscale(t, e, SQEUCLIDEAN))
 
 def fid(X, Y) -> float:
-    "Fréchet distance between Gaussians fitted to `X : (n, d)` and `Y : (m, d)` (n, m >= 2; np.cov with ddof 1)."
+    """Fréchet distance between Gaussians fitted to `X : (n, d)` and `Y : (m, d)` (n, m >= 2; np.cov with ddof 1).
+
+    Covariances as pytorch-fid computes them (`np.cov`, ddof 1); the trace of the matrix square root is exact (from
+    singular values or eigenvalues), where pytorch-fid's `scipy.linalg.sqrtm` adds 1e-6 to the diagonals when the
+    product of the covariances is singular.
+
+    >>> X = np.array([[0., 0.], [1., 0.], [0., 1.]])
+    >>> fid(X, X), round(fid(X, X + 1), 4)           # a shift by (1, 1) adds |(1, 1)|^2
+    (0.0, 2.0)
+    """
     X, Y, e = _rescaled_pair(X, Y, min_rows=2)                 # divided by 2**e if extreme: FID scales by 4**e
     U = (X - X.mean(0)) / math.sqrt(len(X) - 1)
     V = (Y - Y.mean(0)) / math.sqrt(len(Y) - 1)
@@ -153,7 +201,12 @@ def fid(X, Y) -> float:
 
 # %% ../nbs/corpus_distance_impl.ipynb #c025
 class PRDC(NamedTuple):
-    "Precision, recall, density and coverage of a fake sample against a real one, and the two distances built on them."
+    """Precision, recall, density and coverage of a fake sample against a real one, and the two distances built on them.
+
+    >>> r = PRDC(precision=0.75, recall=1.0, density=1.5, coverage=1.0)
+    >>> round(r.pr_distance, 4), r.dc_distance
+    (0.1429, 0.0)
+    """
     precision: float
     recall: float
     density: float
@@ -180,7 +233,16 @@ def prdc(real,                                 # (n, d) real sample, finite, n >
          metric: str = "euclidean",            # one of `DOC_METRICS`; 'angular' counts <= 0.005 as 0
          working_memory: float | None = None,  # MiB per block, > 0; None: the default (64 unless set)
         ) -> PRDC:                             # precision, recall, coverage in [0, 1]; density >= 0 (may exceed 1)
-    "Precision, recall, density and coverage of `fake : (m, d)` against `real : (n, d)` with k nearest neighbours."
+    """Precision, recall, density and coverage of `fake : (m, d)` against `real : (n, d)` with k nearest neighbours.
+
+    As the prdc package's `compute_prdc`: Euclidean by default, the radius is the distance to the k-th nearest other point
+    and a point is inside a ball when strictly nearer; but `k` defaults to 5 (compute_prdc has no default) and the
+    distances are exact (compute_prdc takes scikit-learn's `pairwise_distances`, whose dot-product formula rounds).
+
+    >>> real, fake = np.array([[0.], [1.], [2.], [3.]]), np.array([[.5], [1.5], [2.5], [10.]])
+    >>> prdc(real, fake, k=1)
+    PRDC(precision=0.75, recall=1.0, density=1.5, coverage=1.0)
+    """
     P, Q = _prepare(real, fake, metric)
     k = check_int(k, "k", low=1, high=min(len(P.X), len(Q.X)) - 1,
                   why=f"k nearest neighbours need more than k documents in each corpus; real has {len(P.X)}, fake {len(Q.X)}")
@@ -198,7 +260,14 @@ def pr_distance(X,                                    # (n, d) real corpus, fini
                 metric: str = "cosine",               # one of `DOC_METRICS`; 'angular' counts <= 0.005 as 0
                 working_memory: float | None = None,  # MiB per block, > 0; None: the default (64 unless set)
                ) -> float:                            # 1 - harmonic mean of precision and recall, in [0, 1]
-    "1 - harmonic mean of precision and recall of `Y` (fake) against `X` (real)."
+    """1 - harmonic mean of precision and recall of `Y` (fake) against `X` (real).
+
+    The default metric is 'cosine' (the paper's choice), where `prdc` and the prdc package default to Euclidean.
+
+    >>> real, fake = np.array([[0.], [1.], [2.], [3.]]), np.array([[.5], [1.5], [2.5], [10.]])
+    >>> round(pr_distance(real, fake, 1, metric="euclidean"), 4)
+    0.1429
+    """
     return prdc(X, Y, k, metric=metric, working_memory=working_memory).pr_distance
 
 def dc_distance(X,                                    # (n, d) real corpus, finite, n > k
@@ -208,7 +277,14 @@ def dc_distance(X,                                    # (n, d) real corpus, fini
                 metric: str = "cosine",               # one of `DOC_METRICS`; 'angular' counts <= 0.005 as 0
                 working_memory: float | None = None,  # MiB per block, > 0; None: the default (64 unless set)
                ) -> float:                            # 1 - harmonic mean of min(density, 1) and coverage, in [0, 1]
-    "1 - harmonic mean of density (clipped at 1) and coverage of `Y` (fake) against `X` (real)."
+    """1 - harmonic mean of density (clipped at 1) and coverage of `Y` (fake) against `X` (real).
+
+    The default metric is 'cosine' (the paper's choice), where `prdc` and the prdc package default to Euclidean.
+
+    >>> real, fake = np.array([[0.], [1.], [2.], [3.]]), np.array([[.5], [1.5], [2.5], [10.]])
+    >>> dc_distance(real, fake, 1, metric="euclidean")        # density clipped at 1, full coverage
+    0.0
+    """
     return prdc(X, Y, k, metric=metric, working_memory=working_memory).dc_distance
 
 # %% ../nbs/corpus_distance_impl.ipynb #c031
@@ -231,7 +307,15 @@ def mauve_distance(X,               # (n, d) features of p, finite, n >= 2
                    seed: int = 25,  # an int, for MAUVE's k-means; 25: mauve-text's default, the authors' run
                    **options,       # more compute_mauve arguments (not p_features, q_features, seed, verbose)
                   ) -> float:       # 1 - MAUVE, in [0, 1]
-    "1 - MAUVE of `X` (p) and `Y` (q) by the mauve-text package on these features; `options` go to compute_mauve."
+    """1 - MAUVE of `X` (p) and `Y` (q) by the mauve-text package on these features; `options` go to compute_mauve.
+
+    Needs the extra `corpus_distance` (mauve-text, with faiss-cpu). The seed, 25, is compute_mauve's default.
+
+    >>> rng = np.random.default_rng(0)
+    >>> X, Y = rng.normal(size=(10, 2)), rng.normal(size=(10, 2)) + 3
+    >>> round(mauve_distance(X, Y), 2), mauve_distance(X, X) < 1e-9
+    (0.83, True)
+    """
     X, Y, _ = _rescaled_pair(X, Y, min_rows=2)
     mauve = optional_import("mauve", "corpus_distance")
     with _quiet_c_stderr():
@@ -250,7 +334,13 @@ def classifier_distance(X,                       # (n, d) corpus, class 0, finit
                         test_size: float = 0.2,  # share of each corpus held out to test, in (0, 1); no part empty
                         seed=0,                  # split: None, int >= 0, ints, SeedSequence, Generator
                        ) -> float:               # F1 of class Y on the test rows, in [0, 1] (0 where undefined)
-    "F1 (class Y) of an RBF SVM trained on 1 - `test_size` of each of `X` and `Y` and tested on the rest."
+    """F1 (class Y) of an RBF SVM trained on 1 - `test_size` of each of `X` and `Y` and tested on the rest.
+
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(10, 2))
+    >>> classifier_distance(X, X + 10), round(classifier_distance(X, rng.normal(size=(10, 2))), 4)   # apart; alike
+    (1.0, 0.6667)
+    """
     from sklearn.metrics import f1_score
     from sklearn.svm import SVC
     X, Y, _ = _rescaled_pair(X, Y, min_rows=2)
@@ -265,14 +355,24 @@ def classifier_distance(X,                       # (n, d) corpus, class 0, finit
 
 # %% ../nbs/corpus_distance_impl.ipynb #c037
 def ksc_sizes(K: int, n: int) -> np.ndarray:
-    "(K + 1,) documents from B in each corpus of a KSC set: round(n i / K) for i = 0..K, halves up."
+    """(K + 1,) documents from B in each corpus of a KSC set: round(n i / K) for i = 0..K, halves up.
+
+    >>> ksc_sizes(4, 10)
+    array([ 0,  3,  5,  8, 10])
+    """
     K, n = check_int(K, "K", low=1), check_int(n, "n", low=0)
     i = np.arange(K + 1)
     return (2 * n * i + K) // (2 * K)
 
 @dataclass(frozen=True)
 class KnownSimilarityCorpora:
-    "K + 1 corpora mixing two sources: corpus i is A[from_a[i]] followed by B[from_b[i]]."
+    """K + 1 corpora mixing two sources: corpus i is A[from_a[i]] followed by B[from_b[i]].
+
+    >>> ksc = KnownSimilarityCorpora(from_a=(np.array([0, 1]), np.array([2]), np.array([], np.int64)),
+    ...                              from_b=(np.array([], np.int64), np.array([0]), np.array([1, 2])))
+    >>> ksc.K, ksc.pairs(1), ksc.corpus(1, np.array([10, 11, 12]), np.array([20, 21, 22]))
+    (2, [(0, 1), (1, 2)], array([12, 20]))
+    """
     from_a: tuple       # K + 1 int64 index arrays into A
     from_b: tuple       # K + 1 int64 index arrays into B, of sizes ksc_sizes(K, n)
 
@@ -301,7 +401,12 @@ def known_similarity_corpora(A,                           # source A: array or s
                              *,
                              seed=0,                      # None, int >= 0, ints, SeedSequence, Generator
                             ) -> KnownSimilarityCorpora:  # K + 1 int64 index arrays into A and into B
-    "A KSC set of sources `A` and `B` (arrays or sequences): K + 1 corpora of n documents, drawn with `seed`."
+    """A KSC set of sources `A` and `B` (arrays or sequences): K + 1 corpora of n documents, drawn with `seed`.
+
+    >>> ksc = known_similarity_corpora(np.arange(10), np.arange(100, 110), K=2, n=4, seed=0)
+    >>> [ksc.corpus(i, np.arange(10), np.arange(100, 110)).tolist() for i in range(3)]
+    [[2, 4, 5, 7], [0, 1, 105, 109], [104, 109, 107, 106]]
+    """
     K, n = _check_ksc(K, n, len(A), len(B))
     rng = make_rng(seed)
     from_a, from_b = [], []
@@ -338,7 +443,16 @@ def ksc_distances(A,                             # (N_A, d) source A, finite row
                   seed=0,                        # int >= 0 or list/tuple of them; set r from [seed, r] or [*seed, r]
                   n_jobs: int = 1,               # joblib workers: >= 1, -1 all cores, -2 all but one; None: 1
                  ) -> pd.DataFrame:              # R K (K + 1) / 2 rows per metric (name/field for several numbers)
-    "Distances of all pairs of R KSC sets of `A : (N_A, d)` and `B : (N_B, d)`: columns metric, repetition, i, j, l, distance."
+    """Distances of all pairs of R KSC sets of `A : (N_A, d)` and `B : (N_B, d)`: columns metric, repetition, i, j, l, distance.
+
+    >>> A = np.array([[1., 0.], [.9, .1], [1., .2], [.8, 0.]])
+    >>> d = ksc_distances(A, A[:, ::-1], {"AHD": average_hausdorff}, K=2, n=3, R=1)
+    >>> d.round(3)
+      metric  repetition  i  j  l  distance
+    0    AHD           0  0  1  1     0.272
+    1    AHD           0  0  2  2     0.705
+    2    AHD           0  1  2  1     0.138
+    """
     A, B = as_points(A, "A", min_rows=1), as_points(B, "B", min_rows=1)
     check_same_columns(A, B, ("A", "B"), "both sources must be embedded alike")
     R = check_int(R, "R", low=1)
@@ -348,7 +462,14 @@ def ksc_distances(A,                             # (N_A, d) source A, finite row
 
 # %% ../nbs/corpus_distance_impl.ipynb #c043
 def standardize_pooled(distances: pd.DataFrame, *, per_repetition: bool = False) -> pd.DataFrame:
-    "A copy of `distances` with column `z`: each metric's distances standardised over all l and repetitions."
+    """A copy of `distances` with column `z`: each metric's distances standardised over all l and repetitions.
+
+    The standard deviation is the population one (ddof 0, as `scipy.stats.zscore`), where pandas' `std` uses ddof 1.
+
+    >>> d = pd.DataFrame({"metric": ["AHD"] * 3, "repetition": 0, "l": [1, 2, 1], "distance": [1., 3., 2.]})
+    >>> standardize_pooled(d).z.round(4).tolist()
+    [-1.2247, 1.2247, 0.0]
+    """
     keys = ["metric", "repetition"] if per_repetition else ["metric"]
     g = distances.groupby(keys)["distance"]
     mean, sd = g.transform("mean"), g.transform(lambda x: x.std(ddof=0))
@@ -360,7 +481,14 @@ def standardize_pooled(distances: pd.DataFrame, *, per_repetition: bool = False)
 KDE_GRID = np.linspace(-8.0, 8.0, 3000)
 
 def normal_reference_bandwidth(x) -> float:
-    "statsmodels' normal-reference bandwidth of the sample `x : (N,)` for a Gaussian kernel."
+    """statsmodels' normal-reference bandwidth of the sample `x : (N,)` for a Gaussian kernel.
+
+    The same as statsmodels' `KDEUnivariate.fit(bw="normal_reference")`; scipy's `gaussian_kde` defaults to Scott's
+    factor instead (the standard deviation times n^(-1/5), without the 1.06 and the interquartile range).
+
+    >>> round(normal_reference_bandwidth([0., 1., 2., 3.]), 4)
+    0.8926
+    """
     x = np.asarray(x, float)
     iqr = (np.percentile(x, 75) - np.percentile(x, 25)) / 1.349
     sd = x.std(ddof=1)
@@ -368,7 +496,13 @@ def normal_reference_bandwidth(x) -> float:
     return float(2 * 24 ** -0.2 * spread * len(x) ** -0.2)
 
 def kde_on_grid(x, grid: np.ndarray = KDE_GRID) -> np.ndarray:
-    "Gaussian KDE of the sample `x : (N,)` (normal-reference bandwidth) evaluated on `grid : (c,)`."
+    """Gaussian KDE of the sample `x : (N,)` (normal-reference bandwidth) evaluated on `grid : (c,)`.
+
+    The exact sum over the sample, where statsmodels' `KDEUnivariate.fit` defaults to an FFT of the binned sample.
+
+    >>> kde_on_grid([0., 1., 2., 3.], np.array([0., 1.5, 8.])).round(4)
+    array([0.1809, 0.2455, 0.    ])
+    """
     x = np.asarray(x, float)
     if len(x) == 0 or not np.isfinite(x).all(): raise ValueError(f"a KDE needs finite values, got {len(x)} values")
     if np.ptp(x) <= 1e-9 * max(1.0, float(np.abs(x).max())):      # one value repeated, up to round-off
@@ -386,7 +520,15 @@ def deviation_by_l(z,                            # (N,) finite standardised dist
                    *,
                    grid: np.ndarray = KDE_GRID,  # (c,) equally spaced KDE points; default 3000 on [-8, 8]
                   ) -> pd.Series:                # I_l for each distinct l of l_ref, indexed by l (sorted)
-    "I_l: the squared deviation between the KDEs of `z` and of `z_ref` at each separation l, indexed by l."
+    """I_l: the squared deviation between the KDEs of `z` and of `z_ref` at each separation l, indexed by l.
+
+    >>> z, l = np.array([-1., 1., -1., 1.]), np.array([1, 1, 2, 2])
+    >>> deviation_by_l(z, l, 2 * z, l).round(4)
+    l
+    1    0.0972
+    2    0.0972
+    dtype: float64
+    """
     z, l, z_ref, l_ref = (np.asarray(a) for a in (z, l, z_ref, l_ref))
     if len(z) != len(l) or len(z_ref) != len(l_ref): raise ValueError("each sample needs one separation l per value")
     ells = np.unique(l_ref)
@@ -403,7 +545,12 @@ def kde_deviation(z,                            # (N,) finite standardised dista
                   grid: np.ndarray = KDE_GRID,  # (c,) equally spaced KDE points; default 3000 on [-8, 8]
                   weighted: bool = True,        # True: w_l = the reference's share at l; False: 1 / L
                  ) -> float:                    # mean over l of w_l I_l, >= 0
-    "The authors' deviation of a metric from a reference: mean over l of w_l I_l (w_l: the reference's share at l)."
+    """The authors' deviation of a metric from a reference: mean over l of w_l I_l (w_l: the reference's share at l).
+
+    >>> z, l = np.array([-1., 1., -1., 1.]), np.array([1, 1, 2, 2])
+    >>> kde_deviation(z, l, z, l), round(kde_deviation(z, l, 2 * z, l), 4)
+    (0.0, 0.0486)
+    """
     I = deviation_by_l(z, l, z_ref, l_ref, grid=grid)
     counts = pd.Series(np.asarray(l_ref)).value_counts().reindex(I.index)
     w = counts / counts.sum() if weighted else pd.Series(1 / len(I), index=I.index)
@@ -416,7 +563,18 @@ def classify_distributionality(standardized: pd.DataFrame,      # columns metric
                                local: str = "AHD",              # the non-distributional prototype, likewise
                                weighted: bool = True,           # w_l of `kde_deviation`: True share at l, False 1 / L
                               ) -> pd.DataFrame:                # deviations to both prototypes, class of the nearer
-    "Per metric of `standardized` (columns metric, l, z): KDE deviation from both prototypes and the nearer one's class."
+    """Per metric of `standardized` (columns metric, l, z): KDE deviation from both prototypes and the nearer one's class.
+
+    >>> z, l = [-1., 1., -1., 1.], [1, 1, 2, 2]
+    >>> s = pd.DataFrame({"metric": ["ENERGY"] * 4 + ["AHD"] * 4 + ["new"] * 4, "l": l * 3,
+    ...                   "z": z + [2 * v for v in z] + [1.1 * v for v in z]})
+    >>> classify_distributionality(s).round(4)
+            to ENERGY  to AHD               class
+    metric
+    ENERGY     0.0000  0.0486      distributional
+    AHD        0.0486  0.0000  non-distributional
+    new        0.0016  0.0365      distributional
+    """
     refs = {name: standardized[standardized.metric == name] for name in (distributional, local)}
     if missing := [name for name, r in refs.items() if r.empty]: raise ValueError(f"no distances for prototype {missing}")
     rows = {}
@@ -429,7 +587,12 @@ def classify_distributionality(standardized: pd.DataFrame,      # columns metric
 # %% ../nbs/corpus_distance_impl.ipynb #c054
 @dataclass(frozen=True)
 class PairedBlobs:
-    "Two paired samples of a Gaussian mixture: B[i] is A[i] jittered; `centres[i]` is the component mean of A[i]."
+    """Two paired samples of a Gaussian mixture: B[i] is A[i] jittered; `centres[i]` is the component mean of A[i].
+
+    >>> b = PairedBlobs(A=np.zeros((1, 2)), B=np.ones((1, 2)), centres=np.zeros((1, 2)))
+    >>> (b.B - b.A).tolist()
+    [[1.0, 1.0]]
+    """
     A: np.ndarray           # (m, d)
     B: np.ndarray           # (m, d)
     centres: np.ndarray     # (m, d)
@@ -442,7 +605,14 @@ def paired_blobs(m: int = 300,              # points per sample, >= 1
                  jitter_var: float = 0.1,   # variance per coordinate of the noise B - A, >= 0
                  seed=0,                    # None, int >= 0, ints, SeedSequence, Generator
                 ) -> PairedBlobs:           # A, B and centres, each (m, d) float64
-    "A three-blob sample A of m points in d dimensions (make_blobs) and its jittered pair B."
+    """A three-blob sample A of m points in d dimensions (make_blobs) and its jittered pair B.
+
+    `cluster_std` defaults to 2.0, where scikit-learn's `make_blobs` defaults to 1.0.
+
+    >>> b = paired_blobs(m=4, d=2, seed=0)
+    >>> b.A.shape, b.B.shape, b.centres.shape, bool(np.abs(b.B - b.A).max() < 2)
+    ((4, 2), (4, 2), (4, 2), True)
+    """
     from sklearn.datasets import make_blobs
     m, d, components = check_int(m, "m", low=1), check_int(d, "d", low=1), check_int(components, "components", low=1)
     cluster_std, jitter_var = check_real(cluster_std, "cluster_std", low=0), check_real(jitter_var, "jitter_var", low=0)
@@ -459,7 +629,13 @@ def perturb_group(B,                        # (m, d) finite points, m >= 1
                   seed=None,                # origin, direction: None, int >= 0, ints, SeedSequence, Generator
                   direction: str = "away",  # 'away' from the origin's centre (random if 0) or 'random'
                  ) -> np.ndarray:           # (m, d) float64 copy of B, the group moved
-    "A copy of `B : (m, d)` with the round(p m) nearest neighbours of a random origin (itself included) moved by `delta`."
+    """A copy of `B : (m, d)` with the round(p m) nearest neighbours of a random origin (itself included) moved by `delta`.
+
+    >>> b = paired_blobs(m=4, d=2, seed=0)
+    >>> moved = perturb_group(b.B, b.centres, p=0.5, delta=3.0, seed=0)
+    >>> np.linalg.norm(moved - b.B, axis=1).round(4)                     # two of the four points moved by 3
+    array([3., 0., 0., 3.])
+    """
     B = as_points(B, "B", min_rows=1)
     centres = as_points(centres, "centres")
     if centres.shape != B.shape: raise ValueError(f"centres has shape {centres.shape}, B has {B.shape}")

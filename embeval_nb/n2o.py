@@ -32,7 +32,11 @@ def _check_lists(X, name: str) -> np.ndarray:
     return X
 
 def neighbour_overlap(idx_a, idx_b, k: int | None = None) -> np.ndarray:
-    "(q,) |N_A(j) ∩ N_B(j)| / k per query j: sets of the first k columns of the neighbour lists idx_a, idx_b : (q, >= k)."
+    """(q,) |N_A(j) ∩ N_B(j)| / k per query j: sets of the first k columns of the neighbour lists idx_a, idx_b : (q, >= k).
+
+    >>> neighbour_overlap([[1, 2], [0, 2]], [[2, 3], [2, 0]])     # query 0 shares row 2, query 1 both rows
+    array([0.5, 1. ])
+    """
     A, B = _check_lists(idx_a, "idx_a"), _check_lists(idx_b, "idx_b")
     if len(A) != len(B): raise ValueError(f"idx_a has {len(A)} queries and idx_b has {len(B)}")
     width = min(A.shape[1], B.shape[1])
@@ -51,14 +55,28 @@ def n2o(A,              # (n, d_a) embedding of the corpus: numpy, memmap, spars
         k: int,         # neighbours per query, 1 <= k <= n - 1 (n if exclude_self=False)
         **knn_options,  # `cosine_knn` keywords: exclude_self, working_memory
        ) -> float:      # mean overlap over the queries, in [0, 1]
-    "N2O of two embeddings A : (n, d_a) and B : (n, d_b) of one corpus: mean |N_A ∩ N_B| / k over `queries` (rows)."
+    """N2O of two embeddings A : (n, d_a) and B : (n, d_b) of one corpus: mean |N_A ∩ N_B| / k over `queries` (rows).
+
+    Neighbours are exact cosine neighbours (`cosine_knn`), a query not its own neighbour unless `exclude_self=False`.
+
+    >>> A = np.array([[1., 0.], [.9, .1], [0., 1.], [.1, .9]])
+    >>> B = A[[0, 2, 1, 3]]                                     # the same points, rows 1 and 2 swapped
+    >>> n2o(A, A, [0, 1, 2, 3], 1), n2o(A, B, [0, 1, 2, 3], 1)
+    (1.0, 0.0)
+    """
     A, B = check_corpus(A, "A"), check_corpus(B, "B")
     if A.shape[0] != B.shape[0]:
         raise ValueError(f"A has {A.shape[0]} rows and B has {B.shape[0]}: N2O compares two embeddings of one corpus")
     return float(neighbour_overlap(cosine_knn(A, queries, k, **knn_options)[1], cosine_knn(B, queries, k, **knn_options)[1]).mean())
 
 def overlap_matrix(neighbours: Mapping[str, np.ndarray], k: int | None = None) -> pd.DataFrame:
-    "N2O of every pair of embedders from their neighbour lists `{name: (q, >= k) rows}`: a symmetric DataFrame, 1 on the diagonal."
+    """N2O of every pair of embedders from their neighbour lists `{name: (q, >= k) rows}`: a symmetric DataFrame, 1 on the diagonal.
+
+    >>> overlap_matrix({"a": np.array([[1, 2], [0, 2]]), "b": np.array([[2, 3], [2, 0]])})
+          a     b
+    a  1.00  0.75
+    b  0.75  1.00
+    """
     names = list(neighbours)
     if not names: raise ValueError("neighbours is empty")
     M = np.eye(len(names))
@@ -72,19 +90,35 @@ def n2o_matrix(embeddings: Mapping[str, object],  # {name: (n, d_name) embedding
                k: int,                            # neighbours per query, 1 <= k <= n - 1 (n if exclude_self=False)
                **knn_options,                     # `cosine_knn` keywords: exclude_self, working_memory
               ) -> pd.DataFrame:                  # (e, e) symmetric, 1 on the diagonal, index and columns the names
-    "N2O of every pair of `embeddings` `{name: (n, d_name)}` of one corpus: one `cosine_knn` per embedder, then `overlap_matrix`."
+    """N2O of every pair of `embeddings` `{name: (n, d_name)}` of one corpus: one `cosine_knn` per embedder, then `overlap_matrix`.
+
+    >>> A = np.array([[1., 0.], [.9, .1], [0., 1.], [.1, .9]])
+    >>> n2o_matrix({"A": A, "B": A[[0, 2, 1, 3]], "2A": 2 * A}, [0, 1, 2, 3], 1)
+          A    B   2A
+    A   1.0  0.0  1.0
+    B   0.0  1.0  0.0
+    2A  1.0  0.0  1.0
+    """
     sizes = {name: check_corpus(E, name).shape[0] for name, E in embeddings.items()}
     if len(set(sizes.values())) > 1: raise ValueError(f"the embeddings have different numbers of rows: {sizes}")
     return overlap_matrix({name: cosine_knn(E, queries, k, **knn_options)[1] for name, E in embeddings.items()})
 
 def chance_n2o(n: int, k: int) -> float:
-    "Expected N2O of two embedders whose k neighbours of a query are independent uniform draws from the other n - 1 rows."
+    """Expected N2O of two embedders whose k neighbours of a query are independent uniform draws from the other n - 1 rows.
+
+    >>> chance_n2o(101, 10)
+    0.1
+    """
     n = check_int(n, "n", low=2)
     return check_int(k, "k", low=1, high=n - 1, why=f"the corpus has {n} rows and a query is not its own neighbour") / (n - 1)
 
 # %% ../nbs/n2o_impl.ipynb #c048
 def jaccard(a: Sequence[str], b: Sequence[str]) -> float:
-    "|A ∩ B| / |A ∪ B| of the word types of two token lists (ValueError if both are empty)."
+    """|A ∩ B| / |A ∪ B| of the word types of two token lists (ValueError if both are empty).
+
+    >>> jaccard("the cat sat".split(), "the cat ran".split())
+    0.5
+    """
     for name, x in (("a", a), ("b", b)):
         if isinstance(x, str): raise TypeError(f"{name} must be a sequence of tokens, not a string (tokenize it first)")
     A, B = set(a), set(b)
@@ -92,7 +126,11 @@ def jaccard(a: Sequence[str], b: Sequence[str]) -> float:
     return len(A & B) / len(A | B)
 
 def token_overlap(tokens: Sequence[Sequence[str]], queries, idx) -> np.ndarray:
-    "(q, k) Jaccard overlap of the word types of query row `queries[j]` and of each of its neighbours `idx[j]`."
+    """(q, k) Jaccard overlap of the word types of query row `queries[j]` and of each of its neighbours `idx[j]`.
+
+    >>> token_overlap([["a", "b"], ["a"], ["b", "c"]], [0], [[1, 2]]).round(3)
+    array([[0.5  , 0.333]])
+    """
     queries = check_rows(queries, "queries", len(tokens), unique=True, allow_empty=False)
     idx = _check_lists(idx, "idx")
     if len(idx) != len(queries): raise ValueError(f"idx has {len(idx)} rows for {len(queries)} queries")
@@ -165,7 +203,14 @@ def paraphrase_ranks(E,                                    # (n, d): numpy, memm
                      working_memory: float | None = None,  # MiB per block (> 0; dask: E's chunks); None: 64 unless set
                     ) -> np.ndarray:                       # (p,) int64 ranks >= 1: 1 + rows at least as similar
     """(p,) rank of each `targets[i]` among the rows of the corpus E : (n, d) by cosine with `queries[i]`: 1 + the number of
-    rows at least as similar (ties count against the target)."""
+    rows at least as similar (ties count against the target).
+
+    >>> E = np.array([[1., .2], [0., 1.], [1., -.1]])
+    >>> paraphrase_ranks(E, [[1., 0.]], [[1., 1.]])       # rows 0 and 2 are nearer the query than the target
+    array([3])
+    >>> paraphrase_ranks(E, [[1., 0.]], [[1., 1.]], exclude=[2])
+    array([2])
+    """
     E = check_corpus(E, "E")
     Uq, Ut = _vectors(queries, "queries", E), _vectors(targets, "targets", E)
     if Uq.shape[0] != Ut.shape[0]: raise ValueError(f"queries has {Uq.shape[0]} rows and targets has {Ut.shape[0]}")
@@ -187,13 +232,21 @@ def _neighbour_lists(neighbours: Mapping[str, np.ndarray]) -> dict:
     return lists
 
 def popular_neighbours(neighbours: Mapping[str, np.ndarray], top: int = 5) -> list[np.ndarray]:
-    "For each query, the rows (sorted) that every embedder puts among its first `top` neighbours."
+    """For each query, the rows (sorted) that every embedder puts among its first `top` neighbours.
+
+    >>> popular_neighbours({"a": np.array([[1, 2, 3], [0, 2, 3]]), "b": np.array([[2, 1, 4], [3, 4, 0]])}, top=2)
+    [array([1, 2]), array([], dtype=int64)]
+    """
     lists = _neighbour_lists(neighbours)
     q = len(next(iter(lists.values())))
     return [np.array(sorted(set.intersection(*(set(v[j, :top].tolist()) for v in lists.values()))), np.int64) for j in range(q)]
 
 def outlier_neighbours(neighbours: Mapping[str, np.ndarray], top: int = 10, k: int | None = None) -> list[dict]:
-    "For each query `{embedder: [(rank, row), ...]}`: its first `top` neighbours that no other embedder has in its first `k`."
+    """For each query `{embedder: [(rank, row), ...]}`: its first `top` neighbours that no other embedder has in its first `k`.
+
+    >>> outlier_neighbours({"a": np.array([[1, 2, 3]]), "b": np.array([[2, 1, 4]])}, top=3)    # (rank, row)
+    [{'a': [(3, 3)], 'b': [(3, 4)]}]
+    """
     lists = _neighbour_lists(neighbours)
     out = []
     for j in range(len(next(iter(lists.values())))):
@@ -211,7 +264,14 @@ def needle_pairs(*,
                  max_overlap: float = 0.6,  # keep pairs of Jaccard word overlap below this, in [0, 1]
                  path=None,                 # data folder tried first; None: $EMBEVAL_DATA, ../shared/data, user folder
                 ) -> pd.DataFrame:          # STS-B columns and overlap, one row per pair
-    "STS-B dev and test pairs of the news genre scored in [low, high] whose word overlap is below `max_overlap` (column overlap)."
+    """STS-B dev and test pairs of the news genre scored in [low, high] whose word overlap is below `max_overlap` (column overlap).
+
+    Reads STS-B from the data folder (`load_sts`).
+
+    >>> df = needle_pairs()
+    >>> len(df), bool(df.score.between(4, 5).all()), bool((df.overlap < 0.6).all())
+    (145, True, True)
+    """
     low, high = check_real(low, "low", low=0, high=5), check_real(high, "high", low=0, high=5)
     max_overlap = check_real(max_overlap, "max_overlap", low=0, high=1)
     df = pd.concat([load_sts(s, path) for s in ("dev", "test")], ignore_index=True)
