@@ -12,10 +12,13 @@ FLAGS = doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS
 EXAMPLES_REQUIRED = [
     "cache",
     "checks",
+    "core",
+    "corpus_distance",
     "crossmatch",
     "data",
     "matching",
     "metrics",
+    "n2o",
     "neighbours",
     "retrofit",
     "stats",
