@@ -13,7 +13,7 @@ import scipy.sparse as sp
 
 from . import __version__
 from .cache import cache_dir
-from .checks import as_points, check_same_columns
+from .checks import as_points, check_int, check_same_columns
 from .core import progress
 
 # %% auto #0
@@ -126,7 +126,7 @@ def _retrofit_command(args) -> tuple[dict, str]:
 # %% ../nbs/cli.ipynb #c019
 COMPARE_TESTS = ("crossmatch", "energy", "ahd", "fid", "prdc", "mauve")
 _DEFAULT_METRIC = {"crossmatch": "euclidean", "energy": "cosine", "ahd": "cosine", "prdc": "euclidean"}
-_BOOTSTRAPPED = ("energy", "fid")
+_PERMUTED = ("energy", "ahd", "fid")
 
 def _metric_note(test: str, metric: str | None) -> str:
     "In words, the metric (or its absence) behind the statistic `test`."
@@ -169,18 +169,19 @@ def compare_sets(X,                        # (n, d) finite points
                  *,
                  metric: str | None = None,  # the metric of crossmatch, energy, AHD and PR/DC; None: each one's default
                  k: int = 5,               # PR/DC's neighbours, 1 <= k < min(n, m)
-                 seed: int = 0,            # crossmatch's tie order and the bootstrap's resamples
-                 bootstrap: int = 0,       # resamples for the intervals of energy and FID; 0: none
+                 seed: int = 0,            # crossmatch's tie order and the permutations' seed
+                 permutations: int = 0,    # random splits for the p-values of energy, AHD and FID, >= 0; 0: none
                  show_progress: bool | None = None,  # the bar over the statistics; None: `progress_enabled()`
-                ) -> dict:                 # {test: {'value' (a number or a dict), 'metric', ['interval']}}
-    "The statistics `tests` between the sets `X : (n, d)` and `Y : (m, d)`, each with the metric it used and, if asked, its interval."
-    from embeval_nb.stats import bootstrap_interval
+                ) -> dict:                 # {test: {'value' (a number or a dict), 'metric', ['p_value']}}
+    "The statistics `tests` between the sets `X : (n, d)` and `Y : (m, d)`, each with the metric it used and, if asked, its permutation p-value."
+    from embeval_nb.stats import permutation_test
+    permutations = check_int(permutations, "permutations", low=0)
     out = {}
     for test in progress(tests, desc="compare", show_progress=show_progress):
         stat = _statistic(test, metric, k, seed)
         out[test] = {"value": stat(X, Y), "metric": _metric_note(test, metric)}
-        if bootstrap and test in _BOOTSTRAPPED:
-            out[test]["interval"] = list(bootstrap_interval(stat, X, Y, n_boot=bootstrap, seed=seed, paired=False)[1:])
+        if permutations and test in _PERMUTED:
+            out[test]["p_value"] = permutation_test(stat, X, Y, n_permutations=permutations, seed=seed)[1]
     return out
 
 # %% ../nbs/cli.ipynb #c022
@@ -196,17 +197,18 @@ def _compare_arguments(p) -> None:
     p.add_argument("--tests", help=f"comma-separated, from {','.join(COMPARE_TESTS)} (default: all; mauve if installed)")
     p.add_argument("--metric", help="metric of crossmatch, energy, ahd and prdc (default: each one's own)")
     p.add_argument("--k", type=int, default=5, help="neighbours of PR/DC (default 5)")
-    p.add_argument("--seed", type=int, default=0, help="crossmatch's tie order and the bootstrap (default 0)")
-    p.add_argument("--bootstrap", type=int, default=0, metavar="N", help="resamples for 95%% intervals (default 0: none)")
+    p.add_argument("--seed", type=int, default=0, help="crossmatch's tie order and the permutations (default 0)")
+    p.add_argument("--permutations", type=int, default=0, metavar="N",
+                   help="random splits for the p-values of energy, ahd and fid (default 0: none)")
 
 @command("compare", "compare two sets of embeddings: crossmatch, energy, AHD, FID, PR/DC, MAUVE", _compare_arguments)
 def _compare_command(args) -> tuple[dict, str]:
     X, Y = load_matrix(args.x), load_matrix(args.y)
     check_same_columns(X, Y, (args.x, args.y), why="the two sets must have the same dimension")
-    res = compare_sets(X, Y, _tests(args.tests), metric=args.metric, k=args.k, seed=args.seed, bootstrap=args.bootstrap)
+    res = compare_sets(X, Y, _tests(args.tests), metric=args.metric, k=args.k, seed=args.seed, permutations=args.permutations)
     lines = [f"{args.x}: {X.shape[0]} x {X.shape[1]}; {args.y}: {Y.shape[0]} x {Y.shape[1]}"]
     for test, r in res.items():
-        ci = f", 95% interval [{r['interval'][0]:.4g}, {r['interval'][1]:.4g}]" if "interval" in r else ""
+        ci = f", permutation p = {r['p_value']:.4g}" if "p_value" in r else ""
         lines.append(f"{test:<10}  {_value_text(test, r['value'])}{ci}  (metric: {r['metric']})")
     if args.tests is None and "mauve" not in res: lines.append("mauve       skipped: needs the extra 'corpus_distance'")
     return {"x": args.x, "y": args.y, "n": len(X), "m": len(Y), "d": X.shape[1], "tests": res}, "\n".join(lines)
@@ -214,7 +216,6 @@ def _compare_command(args) -> tuple[dict, str]:
 # %% ../nbs/cli.ipynb #c029
 def query_rows(n: int, queries: int, seed: int = 0) -> np.ndarray:
     "`queries` distinct rows of `n` drawn with `seed`, sorted; all `n` rows if `queries >= n`."
-    from embeval_nb.checks import check_int
     n, queries = check_int(n, "n", low=1), check_int(queries, "queries", low=1)
     if queries >= n: return np.arange(n)
     return np.sort(np.random.default_rng(seed).choice(n, queries, replace=False))

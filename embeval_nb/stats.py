@@ -14,8 +14,8 @@ from .checks import check_choice, check_int, check_real, make_rng
 
 # %% auto #0
 __all__ = ['VERDICTS', 'percentile_interval', 'bootstrap_interval', 'resample_counts', 'StratifiedBootstrap', 'PairedErrors',
-           'mcnemar_exact', 'permutation_p_value', 'proportion_interval', 'interval_verdict', 'combined_verdict',
-           'bonferroni_level', 'split_units']
+           'mcnemar_exact', 'permutation_p_value', 'permutation_test', 'proportion_interval', 'interval_verdict',
+           'combined_verdict', 'bonferroni_level', 'split_units']
 
 # %% ../nbs/stats.ipynb #c005
 def percentile_interval(replicates, *, level: float = 0.95) -> tuple[float, float]:
@@ -192,6 +192,28 @@ def permutation_p_value(observed: float, null) -> float:
     if null.size == 0: raise ValueError("null is empty: a permutation test needs at least one permutation")
     if np.isnan(null).any() or math.isnan(observed): raise ValueError("the statistic is NaN on the data or on some permutation")
     return float((1 + (null >= observed).sum()) / (1 + null.size))
+
+def permutation_test(stat: Callable,              # stat(X, Y) -> a number, larger when the two samples differ more
+                     X,                           # (n, d) array, the first sample
+                     Y,                           # (m, d) array, the second sample, same d
+                     *,
+                     n_permutations: int = 999,   # random splits of the pooled rows, >= 1
+                     seed=0,                      # the splits' seed: None, int >= 0, ints, SeedSequence, Generator
+                    ) -> tuple[float, float]:     # (stat(X, Y), its add-one one-sided p-value)
+    """`(statistic, p)`: `stat(X, Y)` and its permutation p-value over random splits of the pooled rows into sizes n and m.
+
+    >>> X = np.array([[0.], [0.1], [0.2], [0.3]])
+    >>> s, p = permutation_test(lambda A, B: abs(A.mean() - B.mean()), X, X + 10, n_permutations=99)
+    >>> round(s, 4), p
+    (10.0, 0.04)
+    """
+    n_permutations, rng = check_int(n_permutations, "n_permutations", low=1), make_rng(seed)
+    X, Y = np.asarray(X), np.asarray(Y)
+    if X.ndim != 2 or Y.ndim != 2 or X.shape[1] != Y.shape[1]:
+        raise ValueError(f"X and Y must be (n, d) and (m, d) arrays with the same d, got shapes {X.shape} and {Y.shape}")
+    observed, Z, n = float(stat(X, Y)), np.concatenate([X, Y]), len(X)
+    null = [stat(Z[i[:n]], Z[i[n:]]) for i in (rng.permutation(len(Z)) for _ in range(n_permutations))]
+    return observed, permutation_p_value(observed, null)
 
 # %% ../nbs/stats.ipynb #c011s4
 def proportion_interval(k: int, n: int, *, level: float = 0.95) -> tuple[float, float]:

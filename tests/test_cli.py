@@ -13,7 +13,7 @@ from embeval_nb.crossmatch import crossmatch_test
 from embeval_nb.embeddings import WordVectors, read_word_vectors, write_word_vectors
 from embeval_nb.n2o import n2o
 from embeval_nb.retrofit import _faruqui_read_lexicon, _faruqui_retrofit, retrofit
-from embeval_nb.stats import bootstrap_interval
+from embeval_nb.stats import permutation_test
 from embeval_nb.wmd import wmd_tokens, wmd_tokens_pairwise
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -119,15 +119,18 @@ def test_compare_equals_the_library(capsys, files):
     assert r["crossmatch"]["metric"] == "euclidean" and r["prdc"]["metric"] == "euclidean"
 
 
-def test_compare_metric_bootstrap_and_text(capsys, files):
+def test_compare_metric_permutations_and_text(capsys, files):
     X, Y = load_matrix("x.npy"), load_matrix("y.npz")
-    r = run_json(capsys, "compare", "x.npy", "y.npz", "--tests", "energy,ahd", "--metric", "euclidean", "--bootstrap", "50")["tests"]
+    r = run_json(capsys, "compare", "x.npy", "y.npz", "--tests", "energy,ahd,prdc", "--metric", "euclidean",
+                 "--permutations", "19")["tests"]
     assert r["energy"]["value"] == energy_distance(X, Y, metric="euclidean") and r["energy"]["metric"] == "euclidean"
     stat = lambda A, B: energy_distance(A, B, metric="euclidean")
-    assert r["energy"]["interval"] == list(bootstrap_interval(stat, X, Y, n_boot=50, seed=0, paired=False)[1:])
-    assert "interval" not in r["ahd"]
+    assert r["energy"]["p_value"] == permutation_test(stat, X, Y, n_permutations=19, seed=0)[1]
+    assert 0 < r["ahd"]["p_value"] <= 1 and "p_value" not in r["prdc"]
     code, out, err = run(capsys, "compare", "x.npy", "y.npz", "--tests", "crossmatch,energy")
     assert code == 0 and "exact p = " in out and "dcor and scipy use euclidean" in out
+    code, out, err = run(capsys, "compare", "x.npy", "y.npz", "--permutations", "-1")
+    assert code == 1 and "permutations" in err and "Traceback" not in err
 
 
 def test_compare_default_runs_mauve_or_says_why_not(capsys, files):

@@ -9,7 +9,8 @@ import pytest
 
 from embeval_nb.checks import make_rng
 from embeval_nb.stats import (VERDICTS, PairedErrors, StratifiedBootstrap, bootstrap_interval, combined_verdict,
-                              interval_verdict, mcnemar_exact, percentile_interval, permutation_p_value, proportion_interval,
+                              interval_verdict, mcnemar_exact, percentile_interval, permutation_p_value, permutation_test,
+                              proportion_interval,
                               resample_counts)
 
 
@@ -497,6 +498,34 @@ def test_permutation_p_value_counts_the_observed_arrangement(seed):
     by_hand = (1 + sum(1 for v in null if v >= observed)) / (1 + len(null))
     assert permutation_p_value(observed, null) == by_hand
     assert 0 < permutation_p_value(observed, null) <= 1
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_permutation_test_is_the_plain_loop(seed):
+    "The statistic on the data, then on splits of the pooled rows drawn as a plain loop with the same generator."
+    rng = np.random.default_rng(seed)
+    X, Y = rng.normal(size=(7, 3)), rng.normal(size=(5, 3)) + 0.5
+    stat = lambda A, B: float(np.linalg.norm(A.mean(0) - B.mean(0)))
+    Z, gen = np.vstack([X, Y]), np.random.default_rng(seed)
+    null = []
+    for _ in range(50):
+        i = gen.permutation(12); null.append(stat(Z[i[:7]], Z[i[7:]]))
+    observed = stat(X, Y)
+    assert permutation_test(stat, X, Y, n_permutations=50, seed=seed) == (observed, permutation_p_value(observed, null))
+
+
+def test_permutation_test_separated_sets_and_bad_arguments():
+    X = np.arange(10.0)[:, None]
+    s, p = permutation_test(lambda A, B: float(B.mean() - A.mean()), X, X + 100, n_permutations=199)
+    assert s == 100.0 and p == 1 / 200                        # no split of the pooled rows is as far apart
+    with pytest.raises(ValueError, match="n_permutations"):
+        permutation_test(lambda A, B: 0.0, X, X, n_permutations=0)
+    with pytest.raises(ValueError, match="same d"):
+        permutation_test(lambda A, B: 0.0, X, np.ones((3, 2)))
+    with pytest.raises(ValueError, match="same d"):
+        permutation_test(lambda A, B: 0.0, np.ones(3), np.ones(3))
+    with pytest.raises(ValueError, match="NaN"):
+        permutation_test(lambda A, B: float("nan"), X, X)
 
 
 def test_permutation_p_value_errors():
