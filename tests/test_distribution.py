@@ -76,6 +76,7 @@ def test_sdist_holds_what_the_wheel_is_built_from_and_the_wheel_imports(dists, t
     papers = {f"embeval_nb/papers/{p.name}" for p in (ROOT / "embeval_nb" / "papers").glob("*.md")}
     modules = {f"embeval_nb/{p.name}" for p in (ROOT / "embeval_nb").glob("*.py")}
     assert set(SDIST_NEEDS) | papers | modules <= names, sorted(set(SDIST_NEEDS) | papers | modules - names)
+    assert not [n for n in names if n.startswith(("tests/", "nbs/", "scripts/", "benchmarks/"))]   # the package alone
     with zipfile.ZipFile(wheel) as z:
         assert papers | modules <= set(z.namelist())
         z.extractall(tmp_path)
