@@ -1,5 +1,6 @@
 """Build the `embeval_nb` wheel from settings.ini (nbdev 2 layout). Runtime needs only the `requirements`
-line of settings.ini, as compatible ranges; the heavier parts are extras."""
+line of settings.ini, as compatible ranges; the heavier parts are extras, and `book` is everything the book's
+notebooks need to run (with papermill) on top of the runtime."""
 from configparser import ConfigParser
 
 from setuptools import find_packages, setup
@@ -26,6 +27,21 @@ extras = {
     "n2o": ["pysbd>=0.3", "faiss-cpu>=1.7"],
 }
 extras["all"] = sorted({r for reqs in extras.values() for r in reqs})
+# The book: every extra, papermill and a kernel to run the notebooks, and what the notebooks import themselves
+# (figures, styled tables, the landing page's registry, the tests inline in the implementation pages).
+# Not the --no-deps weight packages: their declared dependencies bring torch (see requirements-models.in).
+NOTEBOOKS = ["papermill>=2.4", "ipykernel>=6.25", "ipython>=8.12", "jinja2>=3.1.2", "matplotlib>=3.8",
+             "pyyaml>=6", "pytest>=7.4", "docutils>=0.18", "threadpoolctl>=3.1", "statsmodels>=0.14"]
+extras["book"] = sorted(set(extras["all"] + NOTEBOOKS))
+
+STATUS = {"1": "1 - Planning", "2": "2 - Pre-Alpha", "3": "3 - Alpha", "4": "4 - Beta", "5": "5 - Production/Stable"}
+LICENSES = {"apache2": ("Apache-2.0", "License :: OSI Approved :: Apache Software License")}
+spdx, license_classifier = LICENSES[cfg["license"]]
+classifiers = [f"Development Status :: {STATUS[cfg['status']]}", f"Intended Audience :: {cfg['audience']}",
+               license_classifier, "Operating System :: OS Independent", "Programming Language :: Python :: 3",
+               *[f"Programming Language :: Python :: {v}" for v in cfg["python_versions"].split()],
+               "Topic :: Scientific/Engineering :: Artificial Intelligence",
+               "Topic :: Scientific/Engineering :: Information Analysis"]
 
 setup(
     name=cfg["lib_name"],
@@ -35,15 +51,18 @@ setup(
     long_description_content_type="text/markdown",
     author=cfg["author"],
     author_email=cfg["author_email"],
-    license="Apache-2.0",
+    license=spdx,
+    license_files=["LICENSE"],
     url=cfg["git_url"],
+    project_urls={"Documentation": cfg["doc_host"] + cfg["doc_baseurl"], "Source": cfg["git_url"],
+                  "Issues": cfg["git_url"] + "/issues"},
     keywords=cfg["keywords"].split(),
     packages=find_packages(include=["embeval_nb", "embeval_nb.*"]),
     package_data={"embeval_nb": ["papers/*.md"]},
     python_requires=f">={cfg['min_python']}",
     install_requires=cfg["requirements"].split(),
     extras_require=extras,
-    classifiers=["Programming Language :: Python :: 3", "Intended Audience :: Science/Research",
-                 "License :: OSI Approved :: Apache Software License"],
+    entry_points={"console_scripts": ["embeval=embeval_nb.cli:main"]},
+    classifiers=classifiers,
     zip_safe=False,
 )

@@ -304,7 +304,7 @@ PARTIAL_BUILD_WARNINGS = ["myst.xref_missing", "ref.ref"]   # links and {ref}s t
 
 
 def stage(executed: dict[str, Path], dest: Path, root: str | None = None) -> Path:
-    """Copy config, toc (rooted at `root`, see `toc`), executed notebooks (`{page: path}`) and MathJax into dest,
+    """Copy config, toc (rooted at `root`, see `toc`), executed notebooks (`{page: path}`), the CSS and MathJax into dest,
     the folder Jupyter Book builds. A build of part of the book (a `root` given) accepts links to the pages it
     leaves out; the whole book must resolve every link."""
     import yaml
@@ -329,6 +329,7 @@ def stage(executed: dict[str, Path], dest: Path, root: str | None = None) -> Pat
     mathjax = ROOT / "node_modules" / "mathjax" / "es5"
     if not mathjax.is_dir():
         raise FileNotFoundError(f"{mathjax} is missing: run `npm ci` (the Makefile does) to install MathJax")
+    shutil.copytree(ROOT / "_assets", dest / "_assets")   # the book's own CSS (see _config.yml)
     shutil.copytree(mathjax, dest / "_assets" / "mathjax")
     return dest
 
