@@ -28,10 +28,10 @@ extras = {
 }
 extras["all"] = sorted({r for reqs in extras.values() for r in reqs})
 # The book: every extra, papermill and a kernel to run the notebooks, and what the notebooks import themselves
-# (figures, styled tables, the landing page's registry, the tests inline in the implementation pages).
+# (figures, styled tables, the landing page's registry, the API page's docments, the tests inline in the implementation pages).
 # Not the --no-deps weight packages: their declared dependencies bring torch (see requirements-models.in).
 NOTEBOOKS = ["papermill>=2.4", "ipykernel>=6.25", "ipython>=8.12", "jinja2>=3.1.2", "matplotlib>=3.8",
-             "pyyaml>=6", "pytest>=7.4", "docutils>=0.18", "threadpoolctl>=3.1", "statsmodels>=0.14"]
+             "pyyaml>=6", "pytest>=7.4", "docutils>=0.18", "threadpoolctl>=3.1", "statsmodels>=0.14", "fastcore>=1.5"]
 extras["book"] = sorted(set(extras["all"] + NOTEBOOKS))
 
 STATUS = {"1": "1 - Planning", "2": "2 - Pre-Alpha", "3": "3 - Alpha", "4": "4 - Beta", "5": "5 - Production/Stable"}

@@ -510,6 +510,7 @@ class Claims:
                   "untested": "color: #6e7781"}
         frame = self.frame().drop(columns="unit")
         frame = frame.loc[list(keys)] if keys else frame
+        optional_import("jinja2", "book")                  # pandas' Styler renders through jinja2
         return frame.style.set_table_styles(wrap).map(lambda v: colour.get(v, ""), subset=["verdict"])
 
 def _fmt(value: Any) -> str:
@@ -526,7 +527,7 @@ def heading_anchor(heading: str) -> str:
     >>> heading_anchor("3.1 Results & discussion")
     'results-discussion'
     """
-    from docutils.nodes import make_id
+    make_id = optional_import("docutils.nodes", "book").make_id
     return make_id(heading)
 
 def paper_account(chapter: str, claims: Claims | None = None) -> "pd.io.formats.style.Styler":
@@ -549,4 +550,5 @@ def paper_account(chapter: str, claims: Claims | None = None) -> "pd.io.formats.
         frame["claims"] = frame.claims.map(verdict)
     frame["where"] = frame["where"].map(lambda w: w if w.startswith("-") else f'<a href="#{heading_anchor(w)}">{w}</a>')
     wrap = [{"selector": "td, th", "props": "white-space: normal; vertical-align: top; text-align: left"}]
+    optional_import("jinja2", "book")
     return frame.style.hide(axis="index").set_table_styles(wrap)
