@@ -360,8 +360,9 @@ def wmd_files(docs_a: str | os.PathLike,  # a text file, one document per line
     >>> from embeval_nb.embeddings import WordVectors
     >>> wv = WordVectors(["cat", "dog", "pet"], np.array([[1., 0.], [0., 1.], [1., 1.]]))
     >>> with tempfile.TemporaryDirectory() as d:
-    ...     _ = Path(d, "a.txt").write_text("cat dog\npet\n"); _ = Path(d, "b.txt").write_text("dog\ncat\n")
-    ...     wmd_files(Path(d, "a.txt"), Path(d, "b.txt"), wv).round(4), wmd_files(Path(d, "a.txt"), Path(d, "b.txt"), wv, pairwise=True).round(4)
+    ...     a, b = Path(d, "a.txt"), Path(d, "b.txt")
+    ...     _ = a.write_text("cat dog\npet\n"); _ = b.write_text("dog\ncat\n")
+    ...     wmd_files(a, b, wv).round(4), wmd_files(a, b, wv, pairwise=True).round(4)     # line by line; all pairs
     (array([0.7071, 0.7654]), array([[0.7071, 0.7071],
            [0.7654, 0.7654]]))
     """
@@ -533,11 +534,12 @@ def warm_up(show_progress: bool | None = None,    # the bar over the modules; No
            ) -> dict[str, float]:                 # {module: seconds it took}
     """Call every module's kernels once on tiny inputs (compiling them, or loading them from numba's cache); the seconds per module.
 
-    >>> list(warm_up(False, ["metrics"]))           # seconds per module: 0.0 once compiled and cached
-    ['metrics']
+    >>> seconds = warm_up(False, ["metrics"])       # fast once numba has cached the machine code
+    >>> list(seconds), all(s >= 0 for s in seconds.values())
+    (['metrics'], True)
     >>> warm_up(False, ["gpu"])
     Traceback (most recent call last):
-    ValueError: ...
+    ValueError: modules must be one of 'metrics', 'neighbours', 'matching', ..., 'embeddings', got 'gpu'
     """
     from embeval_nb.checks import check_choice
     names = list(WARM_UPS) if modules is None else [check_choice(m, "modules", tuple(WARM_UPS)) for m in modules]
