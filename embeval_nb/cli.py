@@ -33,14 +33,30 @@ def _one_line(e: BaseException) -> str:
 COMMANDS: dict[str, tuple] = {}   # name -> (help, add_arguments(parser), run(args) -> (result dict, text))
 
 def command(name: str, help: str, add_arguments: Callable) -> Callable:
-    "Register `run(args) -> (result dict, text)` as the subcommand `name`, with the arguments `add_arguments(parser)` declares."
+    """Register `run(args) -> (result dict, text)` as the subcommand `name`, with the arguments `add_arguments(parser)` declares.
+
+    >>> @command("hello", "greet someone", lambda p: p.add_argument("name"))
+    ... def _hello(args): return {"name": args.name}, f"hello {args.name}"
+    >>> main(["hello", "world"])
+    hello world
+    0
+    >>> del COMMANDS["hello"]                       # the example's subcommand removed again
+    """
     def register(run):
         COMMANDS[name] = (help, add_arguments, run)
         return run
     return register
 
 def build_parser() -> argparse.ArgumentParser:
-    "The `embeval` argument parser: a subcommand per entry of `COMMANDS`, `--json` on each, `--version`."
+    """The `embeval` argument parser: a subcommand per entry of `COMMANDS`, `--json` on each, `--version`.
+
+    >>> parser = build_parser()
+    >>> parser.prog, list(COMMANDS)
+    ('embeval', ['retrofit', 'compare', 'n2o', 'wmd', 'cache', 'warmup'])
+    >>> args = parser.parse_args(["n2o", "a.npy", "b.npy", "--k", "5"])
+    >>> args.command, args.k, args.queries, args.json
+    ('n2o', 5, 1000, False)
+    """
     parser = _Parser(prog="embeval", description="Evaluate embeddings from the command line.")
     parser.add_argument("--version", action="version", version=f"embeval {__version__}")
     common = _Parser(add_help=False)
@@ -53,7 +69,23 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None  # the arguments after `embeval`; None: sys.argv[1:]
         ) -> int:                           # exit code: 0 done, 1 input that cannot be used, 2 a usage error
-    "Run the `embeval` command line on `argv`: print the result (JSON with --json) or a one-line error on stderr."
+    r"""Run the `embeval` command line on `argv`: print the result (JSON with --json) or a one-line error on stderr.
+
+    >>> import contextlib, sys, tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     _ = Path(d, "vectors.txt").write_text("cat 1 0\ndog 0 1\npet 1 1\n")
+    ...     _ = Path(d, "a.txt").write_text("cat dog\npet\n"); _ = Path(d, "b.txt").write_text("dog\ncat\n")
+    ...     main(["wmd", f"{d}/a.txt", f"{d}/b.txt", "--vectors", f"{d}/vectors.txt"])
+    WMD (euclidean) of each line of .../a.txt to the same line of .../b.txt
+    line  distance
+       1  0.707107
+       2  0.765367
+    0
+    >>> with contextlib.redirect_stderr(sys.stdout):          # errors go to stderr, shown here
+    ...     main(["n2o", "no-such.npy", "b.npy"])
+    embeval n2o: error: no-such.npy: no such file
+    1
+    """
     parser = build_parser()
     try: args = parser.parse_args(argv)
     except SystemExit as e: return e.code if isinstance(e.code, int) else int(e.code is not None)
@@ -67,7 +99,18 @@ def main(argv: Sequence[str] | None = None  # the arguments after `embeval`; Non
 
 # %% ../nbs/cli.ipynb #c008
 def load_matrix(path: str | os.PathLike) -> np.ndarray:
-    "The `(n, d) float64` matrix of a `.npy` file or of a `.npz` file holding one array; errors name the file."
+    """The `(n, d) float64` matrix of a `.npy` file or of a `.npz` file holding one array; errors name the file.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     np.savez(f"{d}/x.npz", X=np.eye(2, dtype=np.float32))
+    ...     load_matrix(f"{d}/x.npz")
+    array([[1., 0.],
+           [0., 1.]])
+    >>> load_matrix("no-such.npy")
+    Traceback (most recent call last):
+    FileNotFoundError: no-such.npy: no such file
+    """
     path = Path(path)
     if not path.is_file(): raise FileNotFoundError(f"{path}: no such file")
     try: data = np.load(path, allow_pickle=False)
@@ -80,7 +123,14 @@ def load_matrix(path: str | os.PathLike) -> np.ndarray:
     return as_points(data, str(path))
 
 def read_documents(path: str | os.PathLike, lower: bool = False) -> list[list[str]]:
-    "The lines of the UTF-8 text file `path` as token lists (split at white space; lower-cased if `lower`)."
+    r"""The lines of the UTF-8 text file `path` as token lists (split at white space; lower-cased if `lower`).
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     _ = Path(d, "docs.txt").write_text("The cat  sat\nA dog\n")
+    ...     read_documents(Path(d, "docs.txt"), lower=True)
+    [['the', 'cat', 'sat'], ['a', 'dog']]
+    """
     path = Path(path)
     if not path.is_file(): raise FileNotFoundError(f"{path}: no such file")
     try: text = path.read_bytes().decode("utf-8")
@@ -99,7 +149,20 @@ def retrofit_file(vectors: str | os.PathLike,  # word vectors: a word2vec or Glo
                   alpha: float = 1.0,          # weight of the original vectors, > 0
                   format: str = "auto",        # the format of `vectors`: 'auto', 'word2vec' or 'glove'
                  ) -> dict:                    # what was done: files, format, words, dim, words moved
-    "Retrofit the word vectors of the file `vectors` to `lexicon` and write them to `out` in the same format."
+    r"""Retrofit the word vectors of the file `vectors` to `lexicon` and write them to `out` in the same format.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     _ = Path(d, "vectors.txt").write_text("cat 1 0\ndog 0 1\nemu 1 1\n")
+    ...     _ = Path(d, "lexicon.txt").write_text("cat dog\n")                   # cat's neighbour: dog
+    ...     r = retrofit_file(Path(d, "vectors.txt"), Path(d, "lexicon.txt"), Path(d, "out.txt"))
+    ...     print(Path(d, "out.txt").read_text(), end="")
+    cat 0.5 0.5
+    dog 0.0 1.0
+    emu 1.0 1.0
+    >>> {key: r[key] for key in ("format", "words", "dim", "moved", "iterations")}
+    {'format': 'glove', 'words': 3, 'dim': 2, 'moved': 1, 'iterations': 10}
+    """
     from embeval_nb.embeddings import WordVectors, read_word_vectors, word_vectors_format, write_word_vectors
     from embeval_nb.retrofit import retrofit
     format = word_vectors_format(vectors) if format == "auto" else format
@@ -173,7 +236,18 @@ def compare_sets(X,                        # (n, d) finite points
                  permutations: int = 0,    # random splits for the p-values of energy, AHD and FID, >= 0; 0: none
                  show_progress: bool | None = None,  # the bar over the statistics; None: `progress_enabled()`
                 ) -> dict:                 # {test: {'value' (a number or a dict), 'metric', ['p_value']}}
-    "The statistics `tests` between the sets `X : (n, d)` and `Y : (m, d)`, each with the metric it used and, if asked, its permutation p-value."
+    """The statistics `tests` between the sets `X : (n, d)` and `Y : (m, d)`, each with the metric it used and, if asked, its permutation p-value.
+
+    With `metric=None`, energy and AHD use the cosine distance (the corpus-distance paper's), where dcor and scipy use the
+    Euclidean one.
+
+    >>> X, Y = np.array([[1., 0.], [2., 0.], [3., 1.]]), np.array([[0., 1.], [0., 2.], [1., 3.]])
+    >>> r = compare_sets(X, Y, ["energy", "crossmatch"], show_progress=False)
+    >>> round(r["energy"]["value"], 4), r["energy"]["metric"]
+    (1.54, "cosine (the corpus-distance paper's; dcor and scipy use euclidean)")
+    >>> r["crossmatch"]["value"]["a1"], r["crossmatch"]["value"]["n_pairs"], r["crossmatch"]["metric"]
+    (1, 3, 'euclidean')
+    """
     from embeval_nb.stats import permutation_test
     permutations = check_int(permutations, "permutations", low=0)
     out = {}
@@ -215,7 +289,11 @@ def _compare_command(args) -> tuple[dict, str]:
 
 # %% ../nbs/cli.ipynb #c029
 def query_rows(n: int, queries: int, seed: int = 0) -> np.ndarray:
-    "`queries` distinct rows of `n` drawn with `seed`, sorted; all `n` rows if `queries >= n`."
+    """`queries` distinct rows of `n` drawn with `seed`, sorted; all `n` rows if `queries >= n`.
+
+    >>> query_rows(5, 10), query_rows(10, 3, seed=0)
+    (array([0, 1, 2, 3, 4]), array([5, 6, 9]))
+    """
     n, queries = check_int(n, "n", low=1), check_int(queries, "queries", low=1)
     if queries >= n: return np.arange(n)
     return np.sort(np.random.default_rng(seed).choice(n, queries, replace=False))
@@ -227,7 +305,16 @@ def n2o_files(a: str | os.PathLike,  # (n, d_a) embedding of the corpus: a .npy 
               queries: int = 1000,   # query rows drawn at random, >= 1; all n if n <= queries
               seed: int = 0,         # seed of the query draw
              ) -> dict:              # n2o, chance, queries, rows, k and the two file names
-    "N2O between the embeddings in the files `a` and `b` (the same rows): value, chance level, queries, rows, k."
+    """N2O between the embeddings in the files `a` and `b` (the same rows): value, chance level, queries, rows, k.
+
+    >>> import tempfile
+    >>> A = np.array([[1., 0.], [1., 1.], [0., 1.], [-1., 1.]])
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     np.save(f"{d}/a.npy", A); np.save(f"{d}/b.npy", np.hstack([A, 2 * A]))    # the same cosine neighbours
+    ...     r = n2o_files(f"{d}/a.npy", f"{d}/b.npy", k=1)
+    >>> r["n2o"], round(r["chance"], 4), r["queries"], r["rows"]
+    (1.0, 0.3333, 4, 4)
+    """
     from embeval_nb.n2o import chance_n2o, n2o
     A, B = load_matrix(a), load_matrix(b)
     if len(A) != len(B): raise ValueError(f"{a} has {len(A)} rows and {b} has {len(B)}: N2O compares two embeddings of the same rows")
@@ -268,7 +355,18 @@ def wmd_files(docs_a: str | os.PathLike,  # a text file, one document per line
               lower: bool = False,        # True: tokens lower-cased first
               show_progress: bool | None = None,  # the bar over the pairs (paired only); None: `progress_enabled()`
              ) -> np.ndarray:             # (n,) paired distances or the (n_a, n_b) matrix, float64
-    "WMD between the documents (lines) of two text files: line by line, or all pairs if `pairwise`."
+    r"""WMD between the documents (lines) of two text files: line by line, or all pairs if `pairwise`.
+
+    >>> import tempfile
+    >>> from embeval_nb.embeddings import WordVectors
+    >>> wv = WordVectors(["cat", "dog", "pet"], np.array([[1., 0.], [0., 1.], [1., 1.]]))
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     a, b = Path(d, "a.txt"), Path(d, "b.txt")
+    ...     _ = a.write_text("cat dog\npet\n"); _ = b.write_text("dog\ncat\n")
+    ...     wmd_files(a, b, wv).round(4), wmd_files(a, b, wv, pairwise=True).round(4)     # line by line; all pairs
+    (array([0.7071, 0.7654]), array([[0.7071, 0.7071],
+           [0.7654, 0.7654]]))
+    """
     from embeval_nb.wmd import wmd_tokens, wmd_tokens_pairwise
     A, B = read_documents(docs_a, lower), read_documents(docs_b, lower)
     _check_known(A, docs_a, vectors); _check_known(B, docs_b, vectors)
@@ -305,7 +403,14 @@ def _wmd_command(args) -> tuple[dict, str]:
 
 # %% ../nbs/cli.ipynb #c038
 def cache_entries(folder: str | os.PathLike | None = None) -> dict[str, tuple[int, int]]:
-    "`{entry folder: (files, bytes)}` of the cache in `folder` (None: `cache_dir()`), loose files under ''."
+    """`{entry folder: (files, bytes)}` of the cache in `folder` (None: `cache_dir()`), loose files under ''.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     Path(d, "sentences").mkdir(); _ = Path(d, "sentences", "x.npy").write_bytes(b"12345")
+    ...     cache_entries(d)
+    {'sentences': (1, 5)}
+    """
     root = cache_dir(folder)
     out = {}
     for path in sorted(root.rglob("*")):
@@ -428,7 +533,15 @@ WARM_UPS = {"metrics": _warm_metrics, "neighbours": _warm_neighbours, "matching"
 def warm_up(show_progress: bool | None = None,    # the bar over the modules; None: `progress_enabled()`
             modules: Sequence[str] | None = None  # names of `WARM_UPS` to warm; None: all
            ) -> dict[str, float]:                 # {module: seconds it took}
-    "Call every module's kernels once on tiny inputs (compiling them, or loading them from numba's cache); the seconds per module."
+    """Call every module's kernels once on tiny inputs (compiling them, or loading them from numba's cache); the seconds per module.
+
+    >>> seconds = warm_up(False, ["metrics"])       # fast once numba has cached the machine code
+    >>> list(seconds), all(s >= 0 for s in seconds.values())
+    (['metrics'], True)
+    >>> warm_up(False, ["gpu"])
+    Traceback (most recent call last):
+    ValueError: modules must be one of 'metrics', 'neighbours', 'matching', ..., 'embeddings', got 'gpu'
+    """
     from embeval_nb.checks import check_choice
     names = list(WARM_UPS) if modules is None else [check_choice(m, "modules", tuple(WARM_UPS)) for m in modules]
     rng, seconds = np.random.default_rng(0), {}

