@@ -1,6 +1,6 @@
 """The `embeval` command line: every subcommand run through `main` on small files agrees with the library calls; bad
 files and arguments give one line on stderr (exit code 1 or 2), never a traceback."""
-import json, os, subprocess, sys, time
+import json, os, subprocess, sys
 from pathlib import Path
 
 import numpy as np
