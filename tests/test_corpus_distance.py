@@ -532,5 +532,5 @@ def _close(a, b) -> bool:
     "Whether two records are equal, numbers to 1e-9 relative (a BLAS may round differently from run to run)."
     if isinstance(a, dict): return isinstance(b, dict) and a.keys() == b.keys() and all(_close(a[k], b[k]) for k in a)
     if isinstance(a, list): return isinstance(b, list) and len(a) == len(b) and all(map(_close, a, b))
-    if isinstance(a, float) and isinstance(b, (int, float)): return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12) or a == b
+    if isinstance(a, float) and isinstance(b, (int, float)): return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12) or (a != a and b != b)
     return a == b
