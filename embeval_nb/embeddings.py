@@ -6,29 +6,31 @@
 from __future__ import annotations
 import contextlib, math, os, struct
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from functools import lru_cache
+from dataclasses import dataclass, field, replace
+from functools import lru_cache, partial
 from pathlib import Path
-from typing import Iterable, NamedTuple, Sequence
+from typing import Callable, Iterable, NamedTuple, Sequence
 
 import numba
 import numpy as np
 import scipy.sparse as sp
 
-from .cache import cache_dir, cached
+from .cache import atomic_write, cache_dir, cached
 from .checks import as_points, check_choice, check_int, check_rows
-from .core import jit, optional_import, progress
+from .core import jit, optional_import, progress, record_dir
 from .metrics import normalize_rows
 
 # %% auto #0
 __all__ = ['WORD_VECTOR_FORMATS', 'ENCODERS', 'MINILM', 'E5_FILE', 'ENCODING_VERSION', 'IDF_CONVENTIONS', 'EMBEDDERS',
-           'EMBEDDER_VERSION', 'WordVectors', 'word_index', 'vocab_index', 'word_vectors_format', 'read_word_vectors',
-           'write_word_vectors', 'load_glove', 'EncoderSpec', 'model_dir', 'encoder_spec', 'load_tokenizer',
-           'TransformerLayer', 'TransformerWeights', 'load_transformer', 'dequantise_q4_0', 'Q4Rows', 'E5File',
-           'read_e5_file', 'e5_tokenizer', 'mpnet_relative_buckets', 'transformer_forward', 'pool_tokens', 'Encoder',
-           'load_encoder', 'train_word2vec', 'train_fasttext', 'glove_cooccurrence', 'train_glove', 'vocabulary',
-           'bow_matrix', 'as_weights', 'as_document_weights', 'idf_weights', 'tfidf', 'tfidf_vectors',
-           'SentenceEmbedder', 'average_word_vectors', 'sentence_embeddings']
+           'EMBEDDER_VERSION', 'OWN_EMBEDDER_VERSION', 'SPECS', 'WordVectors', 'word_index', 'vocab_index',
+           'word_vectors_format', 'read_word_vectors', 'write_word_vectors', 'load_glove', 'EncoderSpec', 'model_dir',
+           'encoder_spec', 'load_tokenizer', 'TransformerLayer', 'TransformerWeights', 'load_transformer',
+           'dequantise_q4_0', 'Q4Rows', 'E5File', 'read_e5_file', 'e5_tokenizer', 'mpnet_relative_buckets',
+           'transformer_forward', 'pool_tokens', 'Encoder', 'load_encoder', 'train_word2vec', 'train_fasttext',
+           'glove_cooccurrence', 'train_glove', 'vocabulary', 'bow_matrix', 'as_weights', 'as_document_weights',
+           'idf_weights', 'tfidf', 'tfidf_vectors', 'SentenceEmbedder', 'average_word_vectors', 'sentence_embeddings',
+           'check_embeddings', 'OwnEmbedder', 'TextVectors', 'save_text_vectors', 'load_text_vectors',
+           'resolve_embedder', 'as_embedder', 'save_texts']
 
 # %% ../nbs/embeddings.ipynb #c005
 @dataclass
@@ -1213,10 +1215,177 @@ def _embed(e: SentenceEmbedder, texts: list[str], seed: int):
     if e.kind == "tfidf": return tfidf_vectors(docs)
     return average_word_vectors(load_glove() if e.kind == "glove" else _trained_word_vectors(e, docs, seed), docs)
 
-def sentence_embeddings(embedder: str | SentenceEmbedder, texts: Sequence[str], *, seed: int = 0):
-    """The vectors of `texts` by `embedder` (a name of `EMBEDDERS`): `(n, d) float32`, or `(n, V)` sparse for tf-idf.
-    Word-based embedders read `tokenize(text)`; tf-idf, word2vec and fastText are fitted on `texts`. Cached on disk."""
-    e = embedder if isinstance(embedder, SentenceEmbedder) else EMBEDDERS.get(check_choice(embedder, "embedder", tuple(EMBEDDERS)))
+def sentence_embeddings(embedder,                 # a name of `EMBEDDERS`, a `SentenceEmbedder`, or your own (see `as_embedder`)
+                        texts: Sequence[str],     # n strings (one str is a TypeError)
+                        *,
+                        seed: int = 0,            # seed of the embedders trained on `texts` (word2vec, fastText)
+                        name: str | None = None,  # your own embedder's name: with `version`, its cache key (None: not cached)
+                        version: str | int = 0,   # change it when your model changes (the cache cannot see that)
+                        cache: bool = True        # False: neither read nor write the disk cache
+                       ):                         # (n, d) float32 (float64 if yours gives it), or (n, V) sparse for tf-idf
+    """The vectors of `texts` by `embedder`: `(n, d)`, or `(n, V)` sparse for tf-idf. Named embedders read `tokenize(text)`
+    for the word-based ones and fit tf-idf, word2vec and fastText on `texts`; anything else goes through `as_embedder`."""
+    if not isinstance(embedder, SentenceEmbedder) and not (isinstance(embedder, str) and embedder in EMBEDDERS):
+        return as_embedder(embedder, name=name, version=version, cache=cache)(texts)
+    e = embedder if isinstance(embedder, SentenceEmbedder) else EMBEDDERS[embedder]
     texts = _check_texts(texts)
-    if e.kind == "encoder": return load_encoder(e.options[0]).encode(texts, pooling=e.options[1])
+    if e.kind == "encoder": return load_encoder(e.options[0]).encode(texts, pooling=e.options[1], cache=cache)
+    if not cache: return _embed(e, texts, seed)
     return cached("embedders", lambda: _embed(e, texts, seed), e, seed, texts, version=EMBEDDER_VERSION)
+
+# %% ../nbs/embeddings.ipynb #byo2
+def check_embeddings(V,         # what an embedder returned: an (n, d) array-like of floats, or a scipy sparse matrix
+                     n: int,    # the number of texts it was given
+                     name: str  # the embedder, for the error messages
+                    ):          # (n, d) float32 or float64 (float16 widened to float32); sparse input as CSR
+    "`V` as a finite `(n, d)` float32/float64 matrix with one row per text, or a ValueError naming the embedder `name`."
+    try: V = sp.csr_matrix(V) if sp.issparse(V) else np.asarray(V)
+    except (TypeError, ValueError) as err: raise ValueError(f"embedder {name} returned {type(V).__name__}, not an (n, d) matrix: {err}") from None
+    if V.dtype.kind != "f": raise ValueError(f"embedder {name} returned {V.dtype} values; expected floating point (float32 or float64)")
+    if V.dtype not in (np.float32, np.float64): V = V.astype(np.float32 if V.dtype.itemsize < 4 else np.float64)
+    if V.ndim != 2 or V.shape[0] != n or V.shape[1] < 1:
+        raise ValueError(f"embedder {name} returned shape {V.shape} for {n} texts; expected ({n}, d) with d >= 1")
+    bad = ~np.isfinite(V.data if sp.issparse(V) else V)
+    if bad.any():
+        rows = np.unique(np.repeat(np.arange(n), np.diff(V.indptr))[bad] if sp.issparse(V) else np.flatnonzero(bad.any(1)))
+        raise ValueError(f"embedder {name} returned NaN or infinite values in {len(rows)} of {n} rows (the first: row {rows[0]})")
+    return V
+
+# %% ../nbs/embeddings.ipynb #byo4
+OWN_EMBEDDER_VERSION = 1   # raised whenever a change below changes what an own embedder's cache entry holds
+
+@dataclass(frozen=True)
+class OwnEmbedder:
+    "A sentence embedder from outside the package: `embed(texts) -> (n, d)`, named `name`, cached under (name, version, source)."
+    embed: Callable            # list of n str -> (n, d) floats (array-like or scipy sparse)
+    name: str | None = None    # its name in tables; with `version` and `source` its cache key (None: never cached)
+    version: str | int = 0     # change it when the model behind `embed` changes: the cache cannot see that
+    cache: bool = True         # False: neither read nor write the disk cache
+    source: str = ""           # where it came from (a spec, a file): shown in tables, part of the cache key
+
+    def __post_init__(self):
+        if not callable(self.embed): raise TypeError(f"embed must be callable (texts -> (n, d)), got {type(self.embed).__name__}")
+        if self.name is not None and not isinstance(self.name, str): raise TypeError(f"name must be a str or None, got {self.name!r}")
+        if isinstance(self.version, bool) or not isinstance(self.version, (str, int)): raise TypeError(f"version must be a str or int, got {self.version!r}")
+        if not isinstance(self.cache, bool): raise TypeError(f"cache must be True or False, got {self.cache!r}")
+
+    @property
+    def label(self) -> str:
+        "What errors and tables call it: `name`, else `source`, else the function's name."
+        return self.name or self.source or getattr(self.embed, "__qualname__", type(self.embed).__name__)
+
+    def __call__(self, texts: Sequence[str]) -> np.ndarray:
+        "The checked vectors `(n, d)` of `texts`, from the disk cache when it has a name and `cache` is on."
+        texts = _check_texts(texts)
+        compute = lambda: check_embeddings(self.embed(texts), len(texts), self.label)
+        if not self.cache or self.name is None: return compute()
+        return cached("own-embedders", compute, self.name, self.version, self.source, texts, version=OWN_EMBEDDER_VERSION)
+
+# %% ../nbs/embeddings.ipynb #byo6
+class TextVectors:
+    "Precomputed sentence vectors looked up by exact text: `vectors : (m, d)`, row i the vector of `texts[i]`."
+    def __init__(self, texts: Sequence[str], vectors, name: str = "the vectors table"):
+        self.texts, self.name = _check_texts(texts), name
+        self.vectors = check_embeddings(np.asarray(vectors), len(self.texts), name)
+        self.index = {}
+        for i, t in enumerate(self.texts): self.index.setdefault(t, i)
+        first = np.array([self.index[t] for t in self.texts], dtype=np.int64)
+        if len(clash := np.flatnonzero((self.vectors != self.vectors[first]).any(1))):
+            raise ValueError(f"{name} gives the text {self.texts[clash[0]][:80]!r} two different vectors (rows {first[clash[0]]} and {clash[0]})")
+
+    def __len__(self): return len(self.index)
+    def __repr__(self): return f"TextVectors({self.name!r}, {len(self.index)} texts, dim={self.vectors.shape[1]})"
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        "`(n, d)` vectors of `texts`, matched by text (any order, repeats allowed); a ValueError counting the texts it lacks."
+        texts = _check_texts(texts)
+        rows = np.array([self.index.get(t, -1) for t in texts], dtype=np.int64)
+        if (rows < 0).any():
+            missing = [t for t, r in zip(texts, rows) if r < 0]
+            raise ValueError(f"{self.name} has no vector for {len(missing)} of {len(texts)} texts ({len(set(missing))} distinct; the "
+                             f"first: {missing[0][:80]!r}); it holds {len(self)} texts: embed the missing ones too")
+        return self.vectors[rows]
+
+def save_text_vectors(path: str | os.PathLike, texts: Sequence[str], vectors) -> Path:
+    "Write `texts` and their `vectors : (m, d)` to the `.npz` file `path` (arrays `texts` and `vectors`, compressed), checked first."
+    path = Path(path)
+    if path.suffix != ".npz": raise ValueError(f"path must end in .npz, got {path.name!r}")
+    table = TextVectors(texts, vectors, path.name)
+    return atomic_write(path, lambda f: np.savez_compressed(f, texts=np.array(table.texts, dtype=str), vectors=table.vectors))
+
+def load_text_vectors(path: str | os.PathLike) -> TextVectors:
+    "The `TextVectors` of a `.npz` file with arrays `texts : (m,)` str and `vectors : (m, d)` float, as `save_text_vectors` writes."
+    path = Path(path)
+    if not path.is_file(): raise FileNotFoundError(f"no vectors file {path}")
+    with np.load(path, allow_pickle=False) as z:
+        if {"texts", "vectors"} - set(z.files):
+            raise ValueError(f"{path.name} holds the arrays {sorted(z.files)}; a vectors file has 'texts' (m,) str and 'vectors' (m, d) float")
+        texts, vectors = z["texts"], z["vectors"]
+    if texts.ndim != 1 or texts.dtype.kind != "U": raise ValueError(f"{path.name}: texts must be a 1-d array of str, got {texts.dtype} {texts.shape}")
+    return TextVectors(texts.tolist(), vectors, path.name)
+
+# %% ../nbs/embeddings.ipynb #byo8
+SPECS = ("a name of EMBEDDERS or ENCODERS", "'sentence-transformers:<model>'", "'python:<module>:<attr>'",
+         "the path of a .npz vectors file")
+
+@lru_cache(maxsize=None)
+def _sentence_transformer(model: str):
+    "A sentence-transformers model, loaded once per process; sentence-transformers (and torch) are the reader's to install."
+    try: from sentence_transformers import SentenceTransformer
+    except ImportError as err:
+        raise ImportError("'sentence-transformers:<model>' needs the sentence-transformers library, which embeval_nb does "
+                          "not depend on (it brings torch): pip install sentence-transformers") from err
+    return SentenceTransformer(model)
+
+def _sentence_transformer_encode(model: str, texts: list[str]) -> np.ndarray:
+    "`(n, d)` vectors of `texts` by the sentence-transformers model `model`, without a progress bar."
+    return _sentence_transformer(model).encode(texts, convert_to_numpy=True, show_progress_bar=False)
+
+def _python_object(path: str):
+    "The object that `<module>:<attr>` names (`attr` may be dotted), imported."
+    import importlib
+    module, _, attr = path.partition(":")
+    if not module or not attr: raise ValueError(f"a python spec is 'python:<module>:<attr>', got 'python:{path}'")
+    try: obj = importlib.import_module(module)
+    except ModuleNotFoundError as err:
+        raise ImportError(f"python:{path}: {err}; the module must be importable where this runs (installed, or on PYTHONPATH)") from err
+    for part in attr.split("."): obj = getattr(obj, part)
+    return obj
+
+def resolve_embedder(spec: str,                # one of `SPECS`
+                     name: str | None = None,  # its name in tables and in the cache key; None: the spec (a file: its name)
+                     version: str | int = 0,   # change it when the model changes: the cache cannot see that
+                     cache: bool = True        # False: nothing cached
+                    ) -> OwnEmbedder:
+    "The embedder a string names: a name of `EMBEDDERS` or `ENCODERS`, `sentence-transformers:<model>`, `python:<module>:<attr>` or a `.npz` file."
+    if not isinstance(spec, str): raise TypeError(f"spec must be a string, got {type(spec).__name__}")
+    kind, _, rest = spec.partition(":")
+    if spec in EMBEDDERS: return OwnEmbedder(partial(sentence_embeddings, spec), name or spec, cache=False, source=spec)
+    if spec in ENCODERS: return OwnEmbedder(load_encoder(spec).encode, name or spec, cache=False, source=spec)   # cached by the encoder
+    if kind == "sentence-transformers" and rest:
+        return OwnEmbedder(partial(_sentence_transformer_encode, rest), name or spec, version, cache, spec)
+    if kind == "python" and rest: return replace(as_embedder(_python_object(rest), name=name or spec, version=version, cache=cache), source=spec)
+    if spec.endswith(".npz"): return OwnEmbedder(load_text_vectors(spec).encode, name or Path(spec).name, cache=False, source=spec)
+    raise ValueError(f"embedder must be one of {', '.join(map(repr, EMBEDDERS))}, got {spec!r}; or a spec: {'; '.join(SPECS)}")
+
+def as_embedder(embedder,                 # an `OwnEmbedder` (as it is), a spec string, an `Encoder`, a `TextVectors`, a dict text -> vector, an object with `encode`, a function
+                *,
+                name: str | None = None,  # its name in tables and in the cache key; None: its own name if it has one, else not cached
+                version: str | int = 0,   # change it when the model changes: the cache cannot see that
+                cache: bool = True        # False: nothing cached
+               ) -> OwnEmbedder:
+    "`embedder` as an `OwnEmbedder`: strings through `resolve_embedder`; an `Encoder` or table uncached (they need none); others wrapped."
+    if isinstance(embedder, OwnEmbedder): return embedder
+    if isinstance(embedder, str): return resolve_embedder(embedder, name, version, cache)
+    if isinstance(embedder, Mapping): embedder = TextVectors(list(embedder), np.stack([np.asarray(v) for v in embedder.values()]))
+    if isinstance(embedder, (Encoder, TextVectors)): return OwnEmbedder(embedder.encode, name or embedder.name, cache=False)
+    if callable(encode := getattr(embedder, "encode", None)): return OwnEmbedder(encode, name, version, cache)
+    if callable(embedder): return OwnEmbedder(embedder, name, version, cache)
+    raise TypeError(f"an embedder is {'; '.join(SPECS)}, an object with encode(texts) or a function texts -> (n, d); got {type(embedder).__name__}")
+
+# %% ../nbs/embeddings.ipynb #byo10
+def save_texts(texts: Sequence[str], page: str) -> Path:
+    "Write the distinct `texts` (first appearances, in order) as a JSON list to `record_dir() / 'texts' / f'{page}.json'`."
+    import json
+    texts = list(dict.fromkeys(_check_texts(texts)))
+    return atomic_write(record_dir() / "texts" / f"{page}.json", lambda f: f.write(json.dumps(texts, ensure_ascii=False).encode()))

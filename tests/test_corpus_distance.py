@@ -492,3 +492,45 @@ def test_smoke_claims(smoke):
 
 def test_theory_notebook_runs(run_notebook):
     run_notebook("corpus_distance_theory")
+
+
+# ---------------------------------------------------------------- a reader's own embedder, as a vectors file
+@pytest.fixture(scope="module")
+def smoke_own(smoke, tmp_path_factory):
+    """The smoke run with an embedder of the reader's given as a `.npz` vectors file, made from the texts the plain
+    run listed: a fixed random projection of hashed word counts (deterministic, no model)."""
+    import json, os, zlib
+    import book, papermill as pm
+    from embeval_nb.core import read_records
+    from embeval_nb.embeddings import save_text_vectors
+    root = tmp_path_factory.mktemp("own")
+    texts = json.loads((book.records_dir("smoke") / "texts" / "corpus_distance.json").read_text())
+    R = np.random.default_rng(0).standard_normal((4096, 32))
+    vectors = [R[[zlib.crc32(w.encode()) % 4096 for w in t.lower().split()]].sum(0) if t.split() else np.ones(32) for t in texts]
+    save_text_vectors(root / "mine.npz", texts[::-1], np.array(vectors[::-1], dtype=np.float32))   # any order
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("EMBEVAL_RECORD_DIR", str(root)); mp.setenv("EMBEVAL_RECORD_FILE", str(root / "records.json"))
+        mp.setenv("EMBEVAL_PROGRESS", "0")
+        pm.execute_notebook(str(book.ROOT / "nbs" / "corpus_distance.ipynb"), str(root / "out.ipynb"), cwd=str(book.ROOT),
+                            parameters={"scale": "smoke", "extra_embedders": {"mine": str(root / "mine.npz")}},
+                            kernel_name="python3", progress_bar=False)
+    assert json.loads((root / "texts" / "corpus_distance.json").read_text()) == texts
+    return read_records(root / "records.json")
+
+
+def test_smoke_with_an_own_embedder(smoke_own, smoke):
+    for pipeline in ("code", "text"):
+        encoders = smoke_own["corpus_distance/encoders"][pipeline]
+        assert set(encoders) == set(smoke["corpus_distance/encoders"][pipeline]) | {"mine"}
+        assert set(encoders["mine"]) == set(CANDIDATES)
+        assert set(encoders["mine"].values()) <= {"distributional", "non-distributional"}
+    same = [k for k in smoke if k not in ("corpus_distance/encoders", "corpus_distance/seconds")]
+    assert [k for k in same if not _close(smoke_own[k], smoke[k])] == []    # everything else as without it
+
+
+def _close(a, b) -> bool:
+    "Whether two records are equal, numbers to 1e-9 relative (a BLAS may round differently from run to run)."
+    if isinstance(a, dict): return isinstance(b, dict) and a.keys() == b.keys() and all(_close(a[k], b[k]) for k in a)
+    if isinstance(a, list): return isinstance(b, list) and len(a) == len(b) and all(map(_close, a, b))
+    if isinstance(a, float) and isinstance(b, (int, float)): return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12) or (a != a and b != b)
+    return a == b

