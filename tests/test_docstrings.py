@@ -40,9 +40,10 @@ def test_docstring_examples_run(name):
 
 
 def _public_callables(module):
-    "The functions and classes named in `module.__all__` that `module` defines."
+    "The functions (`lru_cache` wrappers included) and classes named in `module.__all__` that `module` defines."
     objs = ((n, getattr(module, n)) for n in getattr(module, "__all__", ()))
-    return [(n, o) for n, o in objs if (inspect.isfunction(o) or inspect.isclass(o)) and o.__module__ == module.__name__]
+    return [(n, o) for n, o in objs
+            if (inspect.isfunction(inspect.unwrap(o)) or inspect.isclass(o)) and o.__module__ == module.__name__]
 
 
 @pytest.mark.parametrize("name", EXAMPLES_REQUIRED)
