@@ -848,8 +848,8 @@ class DebianWordList:
     """A word list that a Debian package installs: the package, the file (a glob), its sha256 and its format.
 
     >>> wl = DEBIAN_WORD_LISTS["hunspell-sw"]
-    >>> wl.package, wl.pattern, wl.format
-    ('hunspell-sw', '/usr/share/hunspell/sw_TZ.dic', 'hunspell')
+    >>> wl.package, wl.pattern.rsplit("/", 1)[-1], wl.format
+    ('hunspell-sw', 'sw_TZ.dic', 'hunspell')
     """
     package: str
     pattern: str

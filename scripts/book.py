@@ -300,7 +300,7 @@ def relabel(nb: dict, suffix: str) -> dict:
     return nb
 
 
-PARTIAL_BUILD_WARNINGS = ["myst.xref_missing", "ref.ref"]   # links and {ref}s to pages a chapter build leaves out
+PARTIAL_BUILD_WARNINGS = ["myst.xref_missing", "ref.ref", "ref.doc"]   # links, {ref}s and {doc}s to pages a chapter build leaves out
 
 
 def stage(executed: dict[str, Path], dest: Path, root: str | None = None) -> Path:
