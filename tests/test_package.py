@@ -97,7 +97,9 @@ def test_a_reproduction_reruns_from_the_installed_package(tmp_path):
     python = _installed_wheel(tmp_path)
     work = tmp_path / "work"; work.mkdir()
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "EMBEVAL_RECORD_FILE")}
-    env.update(EMBEVAL_RECORD_DIR=str(tmp_path / "my-records"), EMBEVAL_PROGRESS="0")
+    from embeval_nb.data import locate
+    env.update(EMBEVAL_RECORD_DIR=str(tmp_path / "my-records"), EMBEVAL_PROGRESS="0",
+               EMBEVAL_DATA=os.environ.get("EMBEVAL_DATA") or str(locate("sts-b")))   # as a user sets it: the wheel is not beside the data
     where = subprocess.run([python, "-c", "import embeval_nb; print(embeval_nb.__file__)"], cwd=work, env=env,
                            capture_output=True, text=True, check=True).stdout
     assert where.startswith(str(tmp_path / "venv")), where
