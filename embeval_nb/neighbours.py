@@ -13,13 +13,14 @@ import scipy.sparse as sp
 
 from .checks import check_bool, check_choice, check_int, check_rows
 from .core import jit, optional_import
-from .metrics import (SQEUCLIDEAN, Points, _distance, _raw_of, _raw_row, _row_distance_sum, gram_block,
+from .metrics import (SQEUCLIDEAN, Points, _distance, _raw_of, _raw_row, _row_distance_sum, _unit_row, gram_block,
                                 normalize_rows, prepare, prepare_pair, raw_block, raw_bounds, tiles, unscale,
                                 working_memory_bytes)
 
 # %% auto #0
-__all__ = ['NO_INDEX', 'INT8_MIN_DIM', 'SCREENS', 'empty_top_lists', 'merge_top_lists', 'NearestPass', 'nearest_pass', 'knn',
-           'BallCounts', 'count_in_balls', 'ball_counts', 'check_corpus', 'CodedCorpus', 'code_corpus', 'cosine_knn']
+__all__ = ['NO_INDEX', 'INT8_MIN_DIM', 'INT8_MAX_DIM', 'SCREENS', 'empty_top_lists', 'merge_top_lists', 'NearestPass',
+           'nearest_pass', 'knn', 'BallCounts', 'count_in_balls', 'ball_counts', 'check_corpus', 'CodedCorpus',
+           'code_corpus', 'cosine_knn']
 
 # %% ../nbs/neighbours.ipynb #c005
 NO_INDEX = np.iinfo(np.int64).max      # the index of an empty place in a top list
@@ -527,6 +528,7 @@ def _gather(E, rows: np.ndarray):
 
 # %% ../nbs/neighbours.ipynb #c025s8
 INT8_MIN_DIM = 128              # "auto" screens in 8 bits from this many dimensions on
+INT8_MAX_DIM = 1040             # and up to this many: 127**2 d must stay below 2**24, exact in float32
 _INT8_SLACK = 1e-9              # margin for the float64 rounding in the screen's bounds
 
 def _protobuf(field: int, value) -> bytes:
@@ -613,37 +615,45 @@ def _sift_down(heap, x):
         heap[c], heap[i] = heap[i], heap[c]; i = c
 
 @jit
-def _screen_block(Y, heavy_dot, offset, scale, resid, q_a, q_b, q_norm, q_resid, qrows, lows, floor, out_q, out_row, out_up):
+def _screen_block(Y, heavy_dot, offset, scale, resid, q_a, q_off, q_norm, q_resid, qrows, lows, floor, out_q, out_row, out_up):
     """Bounds of a block's similarities from its 8-bit products Y (B, q) int32 (row codes + 128 times query codes):
-    approx = scale[j] (q_a[a] Y[j, a] - q_b[a]) (+ heavy_dot[j, a], the heavy dimensions' part, if heavy_dot is
+    approx = scale[j] q_a[a] (Y[j, a] - q_off[a]) (+ heavy_dot[j, a], the heavy dimensions' part, if heavy_dot is
     (B, q)), half-width q_norm[a] resid[j] + q_resid[a] (margins included by the caller). Folds the lower ends into
     the per-query min-heaps lows (q, k) (floor (q,): their minima) and writes (query, row, upper end) of each pair that
-    reaches its floor. A first loop over the queries of a row, which vectorises, finds the rows with any such pair."""
+    reaches its floor. A first pass over a row's queries in float32 (the integer difference is exact in float32 for
+    d <= 1040; a margin of 2**-18 covers its rounding), which vectorises, finds the rows with any such pair."""
     nb, q = Y.shape
     heavy = heavy_dot.shape[0] > 0
-    target = floor - q_resid - 1e-12                  # a pair may reach its floor iff approx + q_norm resid >= target
+    a32, n32 = q_a.astype(np.float32), q_norm.astype(np.float32)
+    target = (floor - q_resid - 2.0 ** -18).astype(np.float32)   # a pair may reach its floor only if approx + q_norm resid >= target
     m = 0
     for j in range(nb):
-        sj, rj, hits = scale[j], resid[j], 0
+        s32, r32, hits = np.float32(scale[j]), np.float32(resid[j]), 0
         if heavy:
-            for a in range(q): hits += sj * (q_a[a] * Y[j, a] - q_b[a]) + heavy_dot[j, a] + q_norm[a] * rj >= target[a]
+            for a in range(q): hits += scale[j] * q_a[a] * (Y[j, a] - q_off[a]) + heavy_dot[j, a] + q_norm[a] * resid[j] >= target[a]
         else:
-            for a in range(q): hits += sj * (q_a[a] * Y[j, a] - q_b[a]) + q_norm[a] * rj >= target[a]
+            for a in range(q): hits += np.float32(Y[j, a] - q_off[a]) * (s32 * a32[a]) + n32[a] * r32 >= target[a]
         if hits == 0: continue
         for a in range(q):
-            approx = sj * (q_a[a] * Y[j, a] - q_b[a]) + (heavy_dot[j, a] if heavy else 0.0)
-            half = q_norm[a] * rj + q_resid[a]
+            approx = scale[j] * q_a[a] * np.float64(Y[j, a] - q_off[a]) + (heavy_dot[j, a] if heavy else 0.0)
+            half = q_norm[a] * resid[j] + q_resid[a]
             if approx + half >= floor[a] and offset + j != qrows[a]:
                 out_q[m] = a; out_row[m] = offset + j; out_up[m] = approx + half; m += 1
                 if approx - half > floor[a]:
-                    _sift_down(lows[a], approx - half); floor[a] = lows[a, 0]; target[a] = floor[a] - q_resid[a] - 1e-12
+                    _sift_down(lows[a], approx - half); floor[a] = lows[a, 0]
+                    target[a] = np.float32(floor[a] - q_resid[a] - 2.0 ** -18)
     return m
 
 def _heavy_dimensions(U: np.ndarray, limit: int = 8) -> np.ndarray:
     """Dimensions of the unit rows U (n, d) that dominate them: greedily, the dimension that is most often a row's
-    largest, while leaving it out shrinks the median row maximum by a quarter or more. (d,) bool."""
+    largest, while leaving it out shrinks the median row maximum by a quarter or more. (d,) bool.
+
+    >>> U = normalize_rows(np.c_[np.full((50, 1), 9.0), np.random.default_rng(0).normal(size=(50, 31))])
+    >>> np.flatnonzero(_heavy_dimensions(U))
+    array([0])
+    """
     A, heavy = np.abs(U), np.zeros(U.shape[1], bool)
-    for _ in range(limit):
+    for _ in range(min(limit, U.shape[1] // 16)):      # at most one in 16: with few dimensions every one counts
         rest = np.where(heavy, -1.0, A)
         t = np.bincount(rest.argmax(1), minlength=U.shape[1]).argmax()
         without = rest.copy(); without[:, t] = -1.0
@@ -675,7 +685,12 @@ def _coded(X, heavy: np.ndarray, shift: int, offset: int, name: str) -> _Coded:
     return out
 
 class CodedCorpus(NamedTuple):
-    "A dense corpus and the 8-bit codes of its unit rows, made once by `code_corpus` for many `cosine_knn` searches."
+    """A dense corpus and the 8-bit codes of its unit rows, made once by `code_corpus` for many `cosine_knn` searches.
+
+    >>> C = code_corpus(np.array([[1., 0.], [0., 1.], [1., 1.]]))
+    >>> C.E.shape, C.rows.codes.dtype, C.rows.scale.round(5), bool(C.heavy.any())
+    ((3, 2), dtype('uint8'), array([0.00787, 0.00787, 0.00557]), False)
+    """
     E: np.ndarray            # (n, d) the corpus (numpy or memory-mapped), for the exact rescoring
     heavy: np.ndarray        # (d,) bool: the dimensions left out of the codes
     rows: _Coded             # codes (n, d) uint8 (code + 128), scales (n,), residual norms (n,), heavy parts (n, h)
@@ -700,9 +715,11 @@ def code_corpus(E,                                    # (n, d) dense numpy or me
 def _int8_session_for(E, Uq, k: int, screen: str):
     "The 8-bit product session if this search screens in 8 bits, else None (`screen` as `cosine_knn`'s)."
     dense = isinstance(E, np.ndarray) and not sp.issparse(Uq)
-    if screen == "float32" or (screen == "auto" and (not dense or E.shape[1] < INT8_MIN_DIM or E.shape[0] < 4 * k + 1024)):
+    d = E.shape[1]
+    if screen == "float32" or (screen == "auto" and (not dense or not INT8_MIN_DIM <= d <= INT8_MAX_DIM or E.shape[0] < 4 * k + 1024)):
         return None
     if not dense: raise ValueError("screen='int8' needs a dense numpy or memory-mapped corpus (not sparse or dask)")
+    if d > INT8_MAX_DIM: raise ValueError(f"screen='int8' handles up to {INT8_MAX_DIM} dimensions, E has {d}; use 'float32'")
     if screen == "int8": optional_import("onnxruntime", "n2o")
     return _int8_session(E.shape[1], numba.get_num_threads())
 
@@ -719,7 +736,7 @@ def _int8_candidates(E, Uq, qrows, k: int, rows: int, session, name: str, coded:
     q, n = len(qrows), E.shape[0]
     heavy = _sample_heavy(E, name, Uq) if coded is None else coded.heavy
     Q = _coded(Uq, heavy, 0, 0, "queries")
-    B, q_b = np.ascontiguousarray(Q.codes.T), Q.scale * 128.0 * Q.codes.sum(1, dtype=np.int64)
+    B, q_off = np.ascontiguousarray(Q.codes.T), (128 * Q.codes.sum(1, dtype=np.int64)).astype(np.int32)
     q_norm = Q.scale * np.sqrt((Q.codes.astype(np.float64) ** 2).sum(1)) * (1 + _INT8_SLACK)
     q_resid = Q.resid * (1 + _INT8_SLACK) + _INT8_SLACK
     lows, floor = np.full((q, k), -np.inf), np.full(q, -np.inf)
@@ -729,12 +746,25 @@ def _int8_candidates(E, Uq, qrows, k: int, rows: int, session, name: str, coded:
             _Coded(*(a[offset:offset + rows] for a in coded.rows))
         Y = session.run(None, {"A": X.codes, "B": B})[0]
         heavy_dot = X.heavy_part @ Q.heavy_part.T if heavy.any() else np.empty((0, 0))
-        m = _screen_block(Y, heavy_dot, offset, X.scale, X.resid, Q.scale, q_b, q_norm, q_resid, qrows, lows, floor, *buffers)
+        m = _screen_block(Y, heavy_dot, offset, X.scale, X.resid, Q.scale, q_off, q_norm, q_resid, qrows, lows, floor, *buffers)
         if offset == 0 and m > Y.size // 4 and n > 4 * rows and coded is None: return None
         pairs.append(tuple(b[:m].copy() for b in buffers))
     cq, cr, cu = (np.concatenate(p) for p in zip(*pairs))
     keep = cu >= floor[cq]
     return cq[keep], cr[keep]
+
+@jit
+def _candidate_keys(Uq, E, ci, out):
+    """out[a, c] = -(exact similarity of the unit query Uq[a] and the unit row of E[ci[a, c]]) (inf for NO_INDEX): each
+    row normalised where it lies, by the one row normaliser, so no copy of the candidates is made (the same bits)."""
+    x, u = np.empty(E.shape[1]), np.empty(E.shape[1])
+    for a in range(ci.shape[0]):
+        for c in range(ci.shape[1]):
+            if ci[a, c] == NO_INDEX:
+                out[a, c] = np.inf
+            else:
+                x[:] = E[ci[a, c]]                    # in float64, as `_unit_block` reads it
+                _unit_row(x, False, u); out[a, c] = -_similarity(Uq[a], u)
 
 def _candidate_matrix(cq: np.ndarray, cr: np.ndarray, q: int) -> np.ndarray:
     "The candidate rows of each query as a (q, c) matrix, ascending, NO_INDEX after a query's last."
@@ -797,8 +827,11 @@ def cosine_knn(E,                                    # (n, d): numpy, memmap, sp
     rows = _block_rows(E, len(queries), working_memory)
     Uq, U32 = _queries_unit(E, queries, "E")
     ck, ci = _candidate_rows(E, Uq, U32, qrows, k, working_memory, check_choice(screen, "screen", SCREENS), coded)
-    present = np.unique(ci[ci != NO_INDEX])
-    keys = _exact_keys(Uq, _unit_block(_gather(E, present), 0, "E", rows=present), np.where(ci != NO_INDEX, np.searchsorted(present, ci), -1))
+    if ck is None:                                    # the 8-bit screen checked every row: rescore in place
+        keys = np.empty(ci.shape); _candidate_keys(Uq, E, ci, keys)
+    else:
+        present = np.unique(ci[ci != NO_INDEX])
+        keys = _exact_keys(Uq, _unit_block(_gather(E, present), 0, "E", rows=present), np.where(ci != NO_INDEX, np.searchsorted(present, ci), -1))
     order = np.lexsort((ci, keys), axis=1)[:, :k]
     keys, idx = np.take_along_axis(keys, order, 1), np.take_along_axis(ci, order, 1)
     redo = [] if ck is None else np.flatnonzero((ck[:, -1] < np.inf) & ~(-ck[:, -1] + _screen_bound(E) + 1e-12 < -keys[:, -1]))
