@@ -24,7 +24,7 @@ extras = {
     "glove-training": ["mittens>=0.2"],
     "lexicons": ["nltk>=3.8"],
     "corpus_distance": ["mauve-text>=0.4", "faiss-cpu>=1.7"],
-    "n2o": ["pysbd>=0.3", "faiss-cpu>=1.7"],
+    "n2o": ["pysbd>=0.3", "faiss-cpu>=1.7", "onnxruntime>=1.17"],
 }
 extras["all"] = sorted({r for reqs in extras.values() for r in reqs})
 # The book: every extra, papermill and a kernel to run the notebooks, and what the notebooks import themselves

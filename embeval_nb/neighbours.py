@@ -11,15 +11,16 @@ import numba
 import numpy as np
 import scipy.sparse as sp
 
-from .checks import check_bool, check_int, check_rows
-from .core import jit
-from .metrics import (SQEUCLIDEAN, Points, _distance, _raw_of, _raw_row, _row_distance_sum, gram_block,
+from .checks import check_bool, check_choice, check_int, check_rows
+from .core import jit, optional_import
+from .metrics import (SQEUCLIDEAN, Points, _distance, _raw_of, _raw_row, _row_distance_sum, _unit_row, gram_block,
                                 normalize_rows, prepare, prepare_pair, raw_block, raw_bounds, tiles, unscale,
                                 working_memory_bytes)
 
 # %% auto #0
-__all__ = ['NO_INDEX', 'empty_top_lists', 'merge_top_lists', 'NearestPass', 'nearest_pass', 'knn', 'BallCounts', 'count_in_balls',
-           'ball_counts', 'check_corpus', 'cosine_knn']
+__all__ = ['NO_INDEX', 'INT8_MIN_DIM', 'INT8_MAX_DIM', 'SCREENS', 'empty_top_lists', 'merge_top_lists', 'NearestPass',
+           'nearest_pass', 'knn', 'BallCounts', 'count_in_balls', 'ball_counts', 'check_corpus', 'CodedCorpus',
+           'code_corpus', 'cosine_knn']
 
 # %% ../nbs/neighbours.ipynb #c005
 NO_INDEX = np.iinfo(np.int64).max      # the index of an empty place in a top list
@@ -525,6 +526,257 @@ def _gather(E, rows: np.ndarray):
     out = E[rows]
     return out.compute() if _is_dask(E) else out
 
+# %% ../nbs/neighbours.ipynb #c025s8
+INT8_MIN_DIM = 128              # "auto" screens in 8 bits from this many dimensions on
+INT8_MAX_DIM = 1040             # and up to this many: 127**2 d must stay below 2**24, exact in float32
+_INT8_SLACK = 1e-9              # margin for the float64 rounding in the screen's bounds
+
+def _protobuf(field: int, value) -> bytes:
+    "One protocol-buffer field: an int (varint) or bytes/str (length-delimited)."
+    def varint(n):
+        out = bytearray()
+        while True:
+            out.append((n & 0x7F) | (0x80 if n > 0x7F else 0)); n >>= 7
+            if not n: return bytes(out)
+    if isinstance(value, int): return varint(field << 3) + varint(value)
+    value = value.encode() if isinstance(value, str) else value
+    return varint(field << 3 | 2) + varint(len(value)) + value
+
+def _tensor_info(name: str, elem_type: int, dims) -> bytes:
+    "An ONNX ValueInfoProto: a tensor of `elem_type` whose dims are sizes (int) or names (str)."
+    shape = b"".join(_protobuf(1, _protobuf(2 if isinstance(d, str) else 1, d)) for d in dims)
+    return _protobuf(1, name) + _protobuf(2, _protobuf(1, _protobuf(1, elem_type) + _protobuf(2, shape)))
+
+def _matmul_integer_model(d: int) -> bytes:
+    "An ONNX model: Y (n, q) int32 = MatMulInteger(A (n, d) uint8, B (d, q) int8)."
+    node = _protobuf(1, "A") + _protobuf(1, "B") + _protobuf(2, "Y") + _protobuf(4, "MatMulInteger")
+    graph = (_protobuf(1, node) + _protobuf(2, "screen") + _protobuf(11, _tensor_info("A", 2, ["n", d]))
+             + _protobuf(11, _tensor_info("B", 3, [d, "q"])) + _protobuf(12, _tensor_info("Y", 6, ["n", "q"])))
+    return _protobuf(1, 8) + _protobuf(8, _protobuf(1, "") + _protobuf(2, 13)) + _protobuf(7, graph)
+
+@functools.lru_cache(maxsize=None)
+def _int8_session(d: int, threads: int):
+    "An onnxruntime session for `_matmul_integer_model(d)` on `threads` threads, or None if onnxruntime is not installed."
+    try: import onnxruntime as ort
+    except ImportError: return None
+    options = ort.SessionOptions(); options.intra_op_num_threads = threads; options.inter_op_num_threads = 1
+    return ort.InferenceSession(_matmul_integer_model(d), options, providers=["CPUExecutionProvider"])
+
+# %% ../nbs/neighbours.ipynb #c025s9
+@jit(fastmath={"reassoc", "contract", "arcp"})        # not "nsz": with it LLVM's max reduction loses NaN rows
+def _code_rows(X, bits, absmask, infbits, keep_bits, keep, heavy, codes, scale, resid, heavy_part, shift):
+    """Code the unit rows of X (n, d) in 8 bits on the dimensions where `keep` (d,) is 1.0 (0.0 on the `heavy` ones,
+    (h,) indices): codes (n, d) (code + shift), scale (n,), residual norm (n,), the unit values on the heavy dimensions
+    (n, h). `bits` is X viewed as integers: with the sign masked off (`absmask`), their order is that of |x|, so the
+    largest |x| is an integer maximum, which vectorises, and a NaN or infinity is at least `infbits`. Returns the first
+    row that is zero or not finite, else -1."""
+    n, d = X.shape
+    one = np.empty(1, X.dtype); one_bits = one.view(bits.dtype); zero = absmask & 0; buf = np.empty(d, X.dtype)
+    for i in range(n):
+        mb = zero; mkb = zero
+        for t in range(d):
+            v = bits[i, t] & absmask; w = v & keep_bits[t]
+            mb = v if v > mb else mb; mkb = w if w > mkb else mkb
+        if mb >= infbits or mb == zero: return i
+        one_bits[0] = mb; m = np.float64(one[0])
+        one_bits[0] = mkb; mk = np.float64(one[0])
+        row = X[i]
+        if m < 2.0 ** -1000:                          # every entry subnormal: 1 / m would overflow; scale up exactly
+            for t in range(d): buf[t] = X[i, t] * 2.0 ** 60
+            row = buf; m *= 2.0 ** 60; mk *= 2.0 ** 60
+        inv = 1.0 / m; ymk = mk * inv                 # y = x / max|x|; ymk: the largest coded |y|
+        ss = 0.0
+        for t in range(d):
+            y = np.float64(row[t]) * inv; ss += y * y
+        nrm = np.sqrt(ss)
+        to_code = 127.0 / ymk if ymk > 1e-250 else 0.0
+        step = ymk / 127.0 if to_code > 0 else 0.0     # one code unit
+        r2 = 0.0
+        for t in range(d):
+            y = np.float64(row[t]) * inv * keep[t]
+            c = np.floor(y * to_code + 0.5)           # in -127..127, as |y| <= ymk
+            codes[i, t] = np.int32(c) + shift
+            e = y - step * c
+            r2 += e * e
+        for h in range(heavy.shape[0]): heavy_part[i, h] = np.float64(row[heavy[h]]) * inv / nrm
+        scale[i] = step / nrm; resid[i] = np.sqrt(r2) / nrm
+    return -1
+
+# %% ../nbs/neighbours.ipynb #c025s10
+@jit
+def _sift_down(heap, x):
+    "Replace the smallest entry heap[0] of the min-heap `heap` (k,) by x."
+    k = heap.shape[0]; i = 0; heap[0] = x
+    while True:
+        c = 2 * i + 1
+        if c >= k: return
+        if c + 1 < k and heap[c + 1] < heap[c]: c += 1
+        if heap[c] >= heap[i]: return
+        heap[c], heap[i] = heap[i], heap[c]; i = c
+
+@jit
+def _screen_block(Y, heavy_dot, offset, scale, resid, q_a, q_off, q_norm, q_resid, qrows, lows, floor, out_q, out_row, out_up):
+    """Bounds of a block's similarities from its 8-bit products Y (B, q) int32 (row codes + 128 times query codes):
+    approx = scale[j] q_a[a] (Y[j, a] - q_off[a]) (+ heavy_dot[j, a], the heavy dimensions' part, if heavy_dot is
+    (B, q)), half-width q_norm[a] resid[j] + q_resid[a] (margins included by the caller). Folds the lower ends into
+    the per-query min-heaps lows (q, k) (floor (q,): their minima) and writes (query, row, upper end) of each pair that
+    reaches its floor. A first pass over a row's queries in float32 (the integer difference is exact in float32 for
+    d <= 1040; a margin of 2**-18 covers its rounding), which vectorises, finds the rows with any such pair."""
+    nb, q = Y.shape
+    heavy = heavy_dot.shape[0] > 0
+    a32, n32 = q_a.astype(np.float32), q_norm.astype(np.float32)
+    target = (floor - q_resid - 2.0 ** -18).astype(np.float32)   # a pair may reach its floor only if approx + q_norm resid >= target
+    m = 0
+    for j in range(nb):
+        s32, r32, hits = np.float32(scale[j]), np.float32(resid[j]), 0
+        if heavy:
+            for a in range(q): hits += scale[j] * q_a[a] * (Y[j, a] - q_off[a]) + heavy_dot[j, a] + q_norm[a] * resid[j] >= target[a]
+        else:
+            for a in range(q): hits += np.float32(Y[j, a] - q_off[a]) * (s32 * a32[a]) + n32[a] * r32 >= target[a]
+        if hits == 0: continue
+        for a in range(q):
+            approx = scale[j] * q_a[a] * np.float64(Y[j, a] - q_off[a]) + (heavy_dot[j, a] if heavy else 0.0)
+            half = q_norm[a] * resid[j] + q_resid[a]
+            if approx + half >= floor[a] and offset + j != qrows[a]:
+                out_q[m] = a; out_row[m] = offset + j; out_up[m] = approx + half; m += 1
+                if approx - half > floor[a]:
+                    _sift_down(lows[a], approx - half); floor[a] = lows[a, 0]
+                    target[a] = np.float32(floor[a] - q_resid[a] - 2.0 ** -18)
+    return m
+
+def _heavy_dimensions(U: np.ndarray, limit: int = 8) -> np.ndarray:
+    """Dimensions of the unit rows U (n, d) that dominate them: greedily, the dimension that is most often a row's
+    largest, while leaving it out shrinks the median row maximum by a quarter or more. (d,) bool.
+
+    >>> U = normalize_rows(np.c_[np.full((50, 1), 9.0), np.random.default_rng(0).normal(size=(50, 31))])
+    >>> np.flatnonzero(_heavy_dimensions(U))
+    array([0])
+    """
+    A, heavy = np.abs(U), np.zeros(U.shape[1], bool)
+    for _ in range(min(limit, U.shape[1] // 16)):      # at most one in 16: with few dimensions every one counts
+        rest = np.where(heavy, -1.0, A)
+        t = np.bincount(rest.argmax(1), minlength=U.shape[1]).argmax()
+        without = rest.copy(); without[:, t] = -1.0
+        if np.median(without.max(1)) > 0.75 * np.median(rest.max(1)): break
+        heavy[t] = True
+    return heavy
+
+# %% ../nbs/neighbours.ipynb #c025s11
+SCREENS = ("auto", "int8", "float32")
+
+_FLOAT_BITS = {4: (np.int32, 0x7FFFFFFF, 0x7F800000), 8: (np.int64, 0x7FFFFFFFFFFFFFFF, 0x7FF0000000000000)}   # by itemsize
+
+class _Coded(NamedTuple):
+    codes: np.ndarray        # (n, d) uint8 (code + 128) or int8
+    scale: np.ndarray        # (n,) s_u
+    resid: np.ndarray        # (n,) r_u
+    heavy_part: np.ndarray   # (n, h) the unit values on the heavy dimensions
+
+def _coded(X, heavy: np.ndarray, shift: int, offset: int, name: str) -> _Coded:
+    "The 8-bit codes of the unit rows of X (n, d) (rows offset... of `name`); ValueError naming a zero or non-finite row."
+    X = np.ascontiguousarray(X, dtype=np.float32 if X.dtype == np.float32 else np.float64)
+    n, d = X.shape
+    out = _Coded(np.empty((n, d), np.uint8 if shift else np.int8), np.empty(n), np.empty(n), np.empty((n, int(heavy.sum()))))
+    ints, absmask, infbits = _FLOAT_BITS[X.dtype.itemsize]
+    keep_bits = np.where(heavy, 0, -1).astype(ints)
+    bad = _code_rows(X, X.view(ints), ints(absmask), ints(infbits), keep_bits, (~heavy).astype(np.float64),
+                     np.flatnonzero(heavy), *out, shift)
+    if bad >= 0: _rows_checked(np.asarray(X[bad:bad + 1], dtype=np.float64), offset + bad, name)
+    return out
+
+class CodedCorpus(NamedTuple):
+    """A dense corpus and the 8-bit codes of its unit rows, made once by `code_corpus` for many `cosine_knn` searches.
+
+    >>> C = code_corpus(np.array([[1., 0.], [0., 1.], [1., 1.]]))
+    >>> C.E.shape, C.rows.codes.dtype, C.rows.scale.round(5), bool(C.heavy.any())
+    ((3, 2), dtype('uint8'), array([0.00787, 0.00787, 0.00557]), False)
+    """
+    E: np.ndarray            # (n, d) the corpus (numpy or memory-mapped), for the exact rescoring
+    heavy: np.ndarray        # (d,) bool: the dimensions left out of the codes
+    rows: _Coded             # codes (n, d) uint8 (code + 128), scales (n,), residual norms (n,), heavy parts (n, h)
+
+def code_corpus(E,                                    # (n, d) dense numpy or memory-mapped array, finite non-zero rows
+                *,
+                working_memory: float | None = None,  # MiB per block while coding (> 0); None: 64 unless set
+               ) -> CodedCorpus:                      # E with its codes: d + 16 + 8h bytes per row besides E
+    """`E` with the 8-bit codes of its unit rows, for repeated exact searches: `cosine_knn(code_corpus(E), queries, k)`
+    gives what `cosine_knn(E, queries, k)` gives, without coding the rows again on every call.
+
+    >>> C = code_corpus(np.array([[1., 0.], [1., 0.1], [0., 1.]]))
+    >>> C.rows.codes.shape, cosine_knn(C, [0], 1, screen="int8")[1]
+    ((3, 2), array([[1]]))
+    """
+    E = check_corpus(E, "E")
+    if not isinstance(E, np.ndarray): raise ValueError("code_corpus needs a dense numpy or memory-mapped E (not sparse or dask)")
+    heavy, rows = _sample_heavy(E, "E"), _int8_rows(E, 0, working_memory)
+    parts = [_coded(E[o:o + rows], heavy, 128, o, "E") for o in range(0, E.shape[0], rows)]
+    return CodedCorpus(E, heavy, _Coded(*(np.concatenate(p) for p in zip(*parts))))
+
+def _int8_session_for(E, Uq, k: int, screen: str):
+    "The 8-bit product session if this search screens in 8 bits, else None (`screen` as `cosine_knn`'s)."
+    dense = isinstance(E, np.ndarray) and not sp.issparse(Uq)
+    d = E.shape[1]
+    if screen == "float32" or (screen == "auto" and (not dense or not INT8_MIN_DIM <= d <= INT8_MAX_DIM or E.shape[0] < 4 * k + 1024)):
+        return None
+    if not dense: raise ValueError("screen='int8' needs a dense numpy or memory-mapped corpus (not sparse or dask)")
+    if d > INT8_MAX_DIM: raise ValueError(f"screen='int8' handles up to {INT8_MAX_DIM} dimensions, E has {d}; use 'float32'")
+    if screen == "int8": optional_import("onnxruntime", "n2o")
+    return _int8_session(E.shape[1], numba.get_num_threads())
+
+def _sample_heavy(E, name: str, Uq=None) -> np.ndarray:
+    "`_heavy_dimensions` of 2048 evenly spaced rows of E (and the unit queries Uq)."
+    sample = np.unique(np.linspace(0, E.shape[0] - 1, min(E.shape[0], 2048)).astype(np.int64))
+    U = _unit_block(_gather(E, sample), 0, name, rows=sample)
+    return _heavy_dimensions(U if Uq is None else np.vstack([U, Uq]))
+
+def _int8_candidates(E, Uq, qrows, k: int, rows: int, session, name: str, coded: CodedCorpus | None = None):
+    """(query (c,), row (c,)): every pair the 8-bit screen cannot rule out of the query's k nearest, or None if the
+    screen keeps a quarter of the first block's pairs (its bound is too loose for these rows to pay). The rows are
+    coded block by block, unless `coded` holds their codes."""
+    q, n = len(qrows), E.shape[0]
+    heavy = _sample_heavy(E, name, Uq) if coded is None else coded.heavy
+    Q = _coded(Uq, heavy, 0, 0, "queries")
+    B, q_off = np.ascontiguousarray(Q.codes.T), (128 * Q.codes.sum(1, dtype=np.int64)).astype(np.int32)
+    q_norm = Q.scale * np.sqrt((Q.codes.astype(np.float64) ** 2).sum(1)) * (1 + _INT8_SLACK)
+    q_resid = Q.resid * (1 + _INT8_SLACK) + _INT8_SLACK
+    lows, floor = np.full((q, k), -np.inf), np.full(q, -np.inf)
+    buffers, pairs = (np.empty(rows * q, np.int64), np.empty(rows * q, np.int64), np.empty(rows * q)), []
+    for offset in range(0, n, rows):
+        X = _coded(E[offset:offset + rows], heavy, 128, offset, name) if coded is None else \
+            _Coded(*(a[offset:offset + rows] for a in coded.rows))
+        Y = session.run(None, {"A": X.codes, "B": B})[0]
+        heavy_dot = X.heavy_part @ Q.heavy_part.T if heavy.any() else np.empty((0, 0))
+        m = _screen_block(Y, heavy_dot, offset, X.scale, X.resid, Q.scale, q_off, q_norm, q_resid, qrows, lows, floor, *buffers)
+        if offset == 0 and m > Y.size // 4 and n > 4 * rows and coded is None: return None
+        pairs.append(tuple(b[:m].copy() for b in buffers))
+    cq, cr, cu = (np.concatenate(p) for p in zip(*pairs))
+    keep = cu >= floor[cq]
+    return cq[keep], cr[keep]
+
+@jit
+def _candidate_keys(Uq, E, ci, out):
+    """out[a, c] = -(exact similarity of the unit query Uq[a] and the unit row of E[ci[a, c]]) (inf for NO_INDEX): each
+    row normalised where it lies, by the one row normaliser, so no copy of the candidates is made (the same bits)."""
+    x, u = np.empty(E.shape[1]), np.empty(E.shape[1])
+    for a in range(ci.shape[0]):
+        for c in range(ci.shape[1]):
+            if ci[a, c] == NO_INDEX:
+                out[a, c] = np.inf
+            else:
+                x[:] = E[ci[a, c]]                    # in float64, as `_unit_block` reads it
+                _unit_row(x, False, u); out[a, c] = -_similarity(Uq[a], u)
+
+def _candidate_matrix(cq: np.ndarray, cr: np.ndarray, q: int) -> np.ndarray:
+    "The candidate rows of each query as a (q, c) matrix, ascending, NO_INDEX after a query's last."
+    counts = np.bincount(cq, minlength=q); order = np.lexsort((cr, cq))
+    ci = np.full((q, max(1, counts.max())), NO_INDEX, np.int64)
+    ci[cq[order], np.arange(len(cq)) - np.repeat(np.cumsum(counts) - counts, counts)] = cr[order]
+    return ci
+
+def _int8_rows(E, q: int, working_memory) -> int:
+    "Rows per block of the 8-bit screen: codes, products, heavy part and pair buffers within the budget, at most 8192."
+    return int(max(1, min(E.shape[0], 8192, working_memory_bytes(working_memory) // (E.shape[1] + 44 * q + 64))))
+
 # %% ../nbs/neighbours.ipynb #c026
 def _queries_unit(E, queries, name: str):
     "The unit query rows: exact (float64 or CSR) and float32 for the product."
@@ -536,12 +788,23 @@ def _screen_bound(E) -> float:
     d = E.shape[1]
     return 64.0 * (d + 2) * 2.0 ** -53 if sp.issparse(E) else _eps(d)
 
-def cosine_knn(E,                                    # (n, d): numpy, memmap, sparse or dask; finite non-zero rows
+def _candidate_rows(E, Uq, U32, qrows, k: int, working_memory, screen: str, coded: CodedCorpus | None):
+    """`(ck, ci)`: each query's candidate rows ci (q, c) (NO_INDEX padding) from the 8-bit screen (ck None: complete by
+    proof), or the float32 top lists (their keys ck, checked against the bound afterwards)."""
+    session = _int8_session_for(E, Uq, k, "int8" if coded is not None and screen == "auto" else screen)
+    rows = _int8_rows(E, len(qrows), working_memory)
+    pairs = None if session is None else _int8_candidates(E, Uq, qrows, k, rows, session, "E", coded)
+    if pairs is not None: return None, _candidate_matrix(*pairs, len(qrows))
+    rows = _block_rows(E, len(qrows), working_memory)
+    return _fold_blocks(E, _candidates, merge_top_lists, rows, U32, Uq, qrows, min(2 * k + 8, E.shape[0]), "E")
+
+def cosine_knn(E,                                    # (n, d): numpy, memmap, sparse, dask or `code_corpus`; finite non-zero rows
                queries,                              # (q,) distinct row indices of E in [0, n), at least one
                k: int,                               # neighbours per query, 1 <= k <= n - 1 (n if not exclude_self)
                *,
                exclude_self: bool = True,            # True: a query is not its own neighbour; False: it may be
                working_memory: float | None = None,  # MiB per block (> 0; dask: E's chunks); None: 64 unless set
+               screen: str = "auto",                 # candidates from 'int8' or 'float32' scores; 'auto': int8 when it pays
               ) -> tuple[np.ndarray, np.ndarray]:    # (q, k) float64 similarities, (q, k) int64 rows
     """Exact cosine neighbours of the rows `queries` of `E`: `(sims (q, k) float64, idx (q, k) int64)`, most similar first,
     ties to the smaller row; a query is not its own neighbour if `exclude_self`.
@@ -553,7 +816,8 @@ def cosine_knn(E,                                    # (n, d): numpy, memmap, sp
            [0.0995]]), array([[1],
            [1]]))
     """
-    E = check_corpus(E, "E")
+    coded = E if isinstance(E, CodedCorpus) else None
+    E = check_corpus(E if coded is None else coded.E, "E")
     n, d = E.shape
     queries = check_rows(queries, "queries", n, unique=True, allow_empty=False)
     exclude_self = check_bool(exclude_self, "exclude_self")
@@ -562,12 +826,15 @@ def cosine_knn(E,                                    # (n, d): numpy, memmap, sp
     qrows = queries.copy() if exclude_self else np.full(len(queries), -1, np.int64)
     rows = _block_rows(E, len(queries), working_memory)
     Uq, U32 = _queries_unit(E, queries, "E")
-    ck, ci = _fold_blocks(E, _candidates, merge_top_lists, rows, U32, Uq, qrows, min(2 * k + 8, n), "E")
-    present = np.unique(ci[ci != NO_INDEX])
-    keys = _exact_keys(Uq, _unit_block(_gather(E, present), 0, "E", rows=present), np.where(ci != NO_INDEX, np.searchsorted(present, ci), -1))
+    ck, ci = _candidate_rows(E, Uq, U32, qrows, k, working_memory, check_choice(screen, "screen", SCREENS), coded)
+    if ck is None:                                    # the 8-bit screen checked every row: rescore in place
+        keys = np.empty(ci.shape); _candidate_keys(Uq, E, ci, keys)
+    else:
+        present = np.unique(ci[ci != NO_INDEX])
+        keys = _exact_keys(Uq, _unit_block(_gather(E, present), 0, "E", rows=present), np.where(ci != NO_INDEX, np.searchsorted(present, ci), -1))
     order = np.lexsort((ci, keys), axis=1)[:, :k]
     keys, idx = np.take_along_axis(keys, order, 1), np.take_along_axis(ci, order, 1)
-    redo = np.flatnonzero((ck[:, -1] < np.inf) & ~(-ck[:, -1] + _screen_bound(E) + 1e-12 < -keys[:, -1]))
-    if redo.size:
+    redo = [] if ck is None else np.flatnonzero((ck[:, -1] < np.inf) & ~(-ck[:, -1] + _screen_bound(E) + 1e-12 < -keys[:, -1]))
+    if len(redo):
         keys[redo], idx[redo] = _fold_blocks(E, _exact_pass, merge_top_lists, rows, Uq[redo], qrows[redo], k, "E")
     return -keys, idx

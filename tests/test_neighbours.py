@@ -11,7 +11,7 @@ from sklearn.metrics.pairwise import cosine_similarity
 
 from embeval_nb.checks import make_rng
 from embeval_nb.metrics import pairwise_distances
-from embeval_nb.neighbours import (NO_INDEX, BallCounts, ball_counts, check_corpus, cosine_knn, empty_top_lists, knn,
+from embeval_nb.neighbours import (NO_INDEX, BallCounts, ball_counts, check_corpus, code_corpus, cosine_knn, empty_top_lists, knn,
                                    merge_top_lists)
 
 POINT_METRICS = ["euclidean", "sqeuclidean", "cityblock", "cosine", "angular"]
@@ -304,9 +304,11 @@ def _reference(E, queries, k, cls, exclude_self=True):
 QUERIES = np.array([3, 4, 9, 650, 5, 0, 101, 699, 250, 7])
 
 
+@pytest.mark.parametrize("screen", ["float32", "int8", "coded"])
 @pytest.mark.parametrize("exclude_self", [True, False])
 @pytest.mark.parametrize("form", ["float32", "float64", "memmap", "fortran"])
-def test_cosine_knn_dense_against_sklearn(tmp_path, form, exclude_self):
+def test_cosine_knn_dense_against_sklearn(tmp_path, form, exclude_self, screen):
+    "Both screens, and a corpus coded once, give sklearn's neighbours (ties to the smaller row) and its similarities."
     E, cls = _corpus()
     if form == "float64":
         E = E.astype(np.float64) * 3.0
@@ -314,14 +316,16 @@ def test_cosine_knn_dense_against_sklearn(tmp_path, form, exclude_self):
         np.save(tmp_path / "E.npy", E); E = np.load(tmp_path / "E.npy", mmap_mode="r")
     elif form == "fortran":
         E = np.asfortranarray(E)
+    search = code_corpus(E) if screen == "coded" else E
+    kw = {} if screen == "coded" else {"screen": screen}
     for k, wm in [(1, None), (12, 0.01), (25, 0.002)]:
-        sims, idx = cosine_knn(E, QUERIES, k, exclude_self=exclude_self, working_memory=wm)
+        sims, idx = cosine_knn(search, QUERIES, k, exclude_self=exclude_self, working_memory=wm, **kw)
         rs, ri = _reference(E, QUERIES, k, cls, exclude_self)
         assert sims.shape == idx.shape == (10, k) and sims.dtype == np.float64 and idx.dtype == np.int64
         np.testing.assert_array_equal(idx, ri)
         np.testing.assert_allclose(sims, rs, rtol=0, atol=1e-12)
         assert (np.diff(sims, axis=1) <= 0).all()
-    sims, idx = cosine_knn(E, QUERIES, 12, exclude_self=exclude_self)
+    sims, idx = cosine_knn(search, QUERIES, 12, exclude_self=exclude_self, **kw)
     first = 0 if exclude_self else 1
     assert idx[0, first:first + 10].tolist() == list(range(100, 110)) and (sims[0, :10] == 1.0).all()
     assert idx[1, first:first + 2].tolist() == [200, 201] and (sims[1, :2] == 1.0).all()
@@ -363,14 +367,53 @@ def test_cosine_knn_sparse_against_sklearn(exclude_self):
     np.testing.assert_array_equal(dense[1], sparse[1]); np.testing.assert_array_equal(dense[0], sparse[0])
 
 
-def test_cosine_knn_a_crowd_of_ties_goes_to_the_exact_pass():
+@pytest.mark.parametrize("screen", ["float32", "int8"])
+def test_cosine_knn_a_crowd_of_ties_goes_to_the_exact_pass(screen):
     E, cls = _corpus(14)
     E[300:520] = E[8]; cls[300:520] = 8
     queries = np.array([8, 400, 0])
-    sims, idx = cosine_knn(E, queries, 40, working_memory=0.004)
+    sims, idx = cosine_knn(E, queries, 40, working_memory=0.004, screen=screen)
     assert idx[0].tolist() == list(range(300, 340)) and idx[1].tolist() == [8] + list(range(300, 339))
     rs, ri = _reference(E, queries, 40, cls)
     np.testing.assert_array_equal(idx, ri); np.testing.assert_allclose(sims, rs, rtol=0, atol=1e-12)
+
+
+def _brute_cosine(E, queries, k):
+    "Neighbours by float64 products of exactly normalised rows, the query excluded, ties to the smaller row."
+    from embeval_nb.metrics import normalize_rows
+    U = normalize_rows(np.asarray(E, dtype=np.float64))
+    S = U[queries] @ U.T
+    S[np.arange(len(queries)), queries] = -np.inf
+    return np.lexsort((np.broadcast_to(np.arange(S.shape[1]), S.shape), -S), axis=1)[:, :k]
+
+
+def test_the_8bit_screen_on_real_embeddings():
+    """On GloVe word vectors and on sentence embeddings with a dominant dimension (all-MiniLM-L6-v2's CLS vectors of STS-B
+    sentences), the 8-bit screen, with and without coding once, gives the float32 screen's answers bit for bit and
+    brute force's neighbours."""
+    from embeval_nb.data import load_sts
+    from embeval_nb.embeddings import load_encoder, load_glove
+    texts = sorted(set(load_sts("train").sentence1))[:3000]
+    cls = load_encoder("all-MiniLM-L6-v2").encode(texts, pooling="cls", cache=False, show_progress=False)
+    glove = np.asarray(load_glove().vectors[:30_000], dtype=np.float32)
+    for E in (glove, cls):
+        queries = make_rng(5).choice(len(E), 40, replace=False)
+        ref = cosine_knn(E, queries, 30, screen="float32")
+        for out in (cosine_knn(E, queries, 30, screen="int8"), cosine_knn(code_corpus(E), queries, 30)):
+            np.testing.assert_array_equal(out[1], ref[1]); np.testing.assert_array_equal(out[0], ref[0])
+        np.testing.assert_array_equal(ref[1], _brute_cosine(E, queries, 30))
+    assert code_corpus(cls).heavy.sum() >= 1                                      # the CLS vectors' dominant dimension
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_8bit_screen_against_brute_force(seed):
+    "Random corpora of many shapes and scales, duplicated rows, any k: the 8-bit screen's neighbours are brute force's."
+    rng = make_rng(seed)
+    n, d, k = int(rng.integers(200, 3000)), int(rng.choice([8, 64, 200, 384])), int(rng.integers(1, 60))
+    E = rng.normal(size=(n, d)) * np.exp(rng.normal(size=(n, 1)) * 3)
+    E[rng.choice(n, 20)] = E[rng.choice(n, 20)]                                    # exact duplicates
+    queries = rng.choice(n, 15, replace=False)
+    np.testing.assert_array_equal(cosine_knn(E, queries, k, screen="int8")[1], _brute_cosine(E, queries, k))
 
 
 def _small(seed, n):
