@@ -564,10 +564,10 @@ def _int8_session(d: int, threads: int):
 
 # %% ../nbs/neighbours.ipynb #c025s9
 @jit(fastmath={"reassoc", "contract", "arcp"})        # not "nsz": with it LLVM's max reduction loses NaN rows
-def _code_rows(X, bits, absmask, infbits, keep_bits, keep, heavy, codes, scale, resid, heavy_part, shift):
+def _code_rows(X, bits, absmask, infbits, keep_bits, keep, heavy, codes, scale, resid, heavy_part, unit, shift):
     """Code the unit rows of X (n, d) in 8 bits on the dimensions where `keep` (d,) is 1.0 (0.0 on the `heavy` ones,
     (h,) indices): codes (n, d) (code + shift), scale (n,), residual norm (n,), the unit values on the heavy dimensions
-    (n, h). `bits` is X viewed as integers: with the sign masked off (`absmask`), their order is that of |x|, so the
+    (n, h), and the factor that makes each row a unit row (inf for a row of subnormal numbers). `bits` is X viewed as integers: with the sign masked off (`absmask`), their order is that of |x|, so the
     largest |x| is an integer maximum, which vectorises, and a NaN or infinity is at least `infbits`. Returns the first
     row that is zero or not finite, else -1."""
     n, d = X.shape
@@ -580,8 +580,8 @@ def _code_rows(X, bits, absmask, infbits, keep_bits, keep, heavy, codes, scale, 
         if mb >= infbits or mb == zero: return i
         one_bits[0] = mb; m = np.float64(one[0])
         one_bits[0] = mkb; mk = np.float64(one[0])
-        row = X[i]
-        if m < 2.0 ** -1000:                          # every entry subnormal: 1 / m would overflow; scale up exactly
+        row, tiny = X[i], m < 2.0 ** -1000
+        if tiny:                                      # every entry subnormal: 1 / m would overflow; scale up exactly
             for t in range(d): buf[t] = X[i, t] * 2.0 ** 60
             row = buf; m *= 2.0 ** 60; mk *= 2.0 ** 60
         inv = 1.0 / m; ymk = mk * inv                 # y = x / max|x|; ymk: the largest coded |y|
@@ -600,6 +600,7 @@ def _code_rows(X, bits, absmask, infbits, keep_bits, keep, heavy, codes, scale, 
             r2 += e * e
         for h in range(heavy.shape[0]): heavy_part[i, h] = np.float64(row[heavy[h]]) * inv / nrm
         scale[i] = step / nrm; resid[i] = np.sqrt(r2) / nrm
+        unit[i] = np.inf if tiny else inv / nrm
     return -1
 
 # %% ../nbs/neighbours.ipynb #c025s10
@@ -671,12 +672,14 @@ class _Coded(NamedTuple):
     scale: np.ndarray        # (n,) s_u
     resid: np.ndarray        # (n,) r_u
     heavy_part: np.ndarray   # (n, h) the unit values on the heavy dimensions
+    unit: np.ndarray         # (n,) x * unit is the unit row (inf for rows of subnormal numbers)
 
 def _coded(X, heavy: np.ndarray, shift: int, offset: int, name: str) -> _Coded:
     "The 8-bit codes of the unit rows of X (n, d) (rows offset... of `name`); ValueError naming a zero or non-finite row."
     X = np.ascontiguousarray(X, dtype=np.float32 if X.dtype == np.float32 else np.float64)
     n, d = X.shape
-    out = _Coded(np.empty((n, d), np.uint8 if shift else np.int8), np.empty(n), np.empty(n), np.empty((n, int(heavy.sum()))))
+    out = _Coded(np.empty((n, d), np.uint8 if shift else np.int8), np.empty(n), np.empty(n), np.empty((n, int(heavy.sum()))),
+                 np.empty(n))
     ints, absmask, infbits = _FLOAT_BITS[X.dtype.itemsize]
     keep_bits = np.where(heavy, 0, -1).astype(ints)
     bad = _code_rows(X, X.view(ints), ints(absmask), ints(infbits), keep_bits, (~heavy).astype(np.float64),
@@ -730,7 +733,8 @@ def _sample_heavy(E, name: str, Uq=None) -> np.ndarray:
     return _heavy_dimensions(U if Uq is None else np.vstack([U, Uq]))
 
 def _int8_candidates(E, Uq, qrows, k: int, rows: int, session, name: str, coded: CodedCorpus | None = None):
-    """(query (c,), row (c,)): every pair the 8-bit screen cannot rule out of the query's k nearest, or None if the
+    """(query (c,), row (c,), unit (n,)): every pair the 8-bit screen cannot rule out of the query's k nearest, and
+    each row's unit factor (`_Coded.unit`), or None if the
     screen keeps a quarter of the first block's pairs (its bound is too loose for these rows to pay). The rows are
     coded block by block, unless `coded` holds their codes."""
     q, n = len(qrows), E.shape[0]
@@ -740,7 +744,7 @@ def _int8_candidates(E, Uq, qrows, k: int, rows: int, session, name: str, coded:
     q_norm = Q.scale * np.sqrt((Q.codes.astype(np.float64) ** 2).sum(1)) * (1 + _INT8_SLACK)
     q_resid = Q.resid * (1 + _INT8_SLACK) + _INT8_SLACK
     lows, floor = np.full((q, k), -np.inf), np.full(q, -np.inf)
-    buffers, pairs = (np.empty(rows * q, np.int64), np.empty(rows * q, np.int64), np.empty(rows * q)), []
+    buffers, pairs, units = (np.empty(rows * q, np.int64), np.empty(rows * q, np.int64), np.empty(rows * q)), [], []
     for offset in range(0, n, rows):
         X = _coded(E[offset:offset + rows], heavy, 128, offset, name) if coded is None else \
             _Coded(*(a[offset:offset + rows] for a in coded.rows))
@@ -748,10 +752,33 @@ def _int8_candidates(E, Uq, qrows, k: int, rows: int, session, name: str, coded:
         heavy_dot = X.heavy_part @ Q.heavy_part.T if heavy.any() else np.empty((0, 0))
         m = _screen_block(Y, heavy_dot, offset, X.scale, X.resid, Q.scale, q_off, q_norm, q_resid, qrows, lows, floor, *buffers)
         if offset == 0 and m > Y.size // 4 and n > 4 * rows and coded is None: return None
-        pairs.append(tuple(b[:m].copy() for b in buffers))
+        pairs.append(tuple(b[:m].copy() for b in buffers)); units.append(X.unit)
     cq, cr, cu = (np.concatenate(p) for p in zip(*pairs))
     keep = cu >= floor[cq]
-    return cq[keep], cr[keep]
+    return cq[keep], cr[keep], np.concatenate(units)
+
+@jit(fastmath={"reassoc", "contract"})              # an estimate: its sum may be taken in any order
+def _candidate_estimates(Uq, E, ci, unit, out):
+    """out[a, c]: the similarity of the unit query Uq[a] and E[r] * unit[r] (r = ci[a, c]) in float64, within
+    `_INT8_SLACK` of the exact one; NaN where r is NO_INDEX or unit[r] is inf (a row of subnormal numbers)."""
+    for a in range(ci.shape[0]):
+        for c in range(ci.shape[1]):
+            r = ci[a, c]
+            if r == NO_INDEX or not np.isfinite(unit[r]):
+                out[a, c] = np.nan; continue
+            f, s = unit[r], 0.0
+            for t in range(E.shape[1]): s += Uq[a, t] * (np.float64(E[r, t]) * f)
+            out[a, c] = s
+
+def _narrowed(Uq, E, ci, unit, k: int) -> np.ndarray:
+    """The candidates ci (q, c) whose float64 estimate can still reach the k-th largest lower end, ascending, NO_INDEX
+    after a query's last: rows without an estimate are kept, with bounds -1 and 1 (every cosine lies between)."""
+    est = np.empty(ci.shape); _candidate_estimates(Uq, E, ci, unit, est)
+    known = np.isfinite(est)
+    low = np.where(known, est - 2 * _INT8_SLACK, np.where(ci == NO_INDEX, -np.inf, -2.0))
+    kth = -np.partition(-low, k - 1, axis=1)[:, k - 1:k]
+    ci = np.where(np.where(known, est + 2 * _INT8_SLACK, 2.0) >= kth, ci, NO_INDEX)
+    return np.sort(ci, axis=1)[:, :max(k, int((ci != NO_INDEX).sum(1).max()))]
 
 @jit
 def _candidate_keys(Uq, E, ci, out):
@@ -794,7 +821,7 @@ def _candidate_rows(E, Uq, U32, qrows, k: int, working_memory, screen: str, code
     session = _int8_session_for(E, Uq, k, "int8" if coded is not None and screen == "auto" else screen)
     rows = _int8_rows(E, len(qrows), working_memory)
     pairs = None if session is None else _int8_candidates(E, Uq, qrows, k, rows, session, "E", coded)
-    if pairs is not None: return None, _candidate_matrix(*pairs, len(qrows))
+    if pairs is not None: return None, _narrowed(Uq, E, _candidate_matrix(*pairs[:2], len(qrows)), pairs[2], k)
     rows = _block_rows(E, len(qrows), working_memory)
     return _fold_blocks(E, _candidates, merge_top_lists, rows, U32, Uq, qrows, min(2 * k + 8, E.shape[0]), "E")
 
