@@ -605,22 +605,11 @@ def _code_rows(X, bits, absmask, infbits, keep_bits, keep, heavy, codes, scale, 
 
 # %% ../nbs/neighbours.ipynb #c025s10
 @jit
-def _sift_down(heap, x):
-    "Replace the smallest entry heap[0] of the min-heap `heap` (k,) by x."
-    k = heap.shape[0]; i = 0; heap[0] = x
-    while True:
-        c = 2 * i + 1
-        if c >= k: return
-        if c + 1 < k and heap[c + 1] < heap[c]: c += 1
-        if heap[c] >= heap[i]: return
-        heap[c], heap[i] = heap[i], heap[c]; i = c
-
-@jit
-def _screen_block(Y, heavy_dot, offset, scale, resid, q_a, q_off, q_norm, q_resid, qrows, lows, floor, out_q, out_row, out_up):
+def _screen_block(Y, heavy_dot, offset, scale, resid, q_a, q_off, q_norm, q_resid, qrows, lows, rows, floor, out_q, out_row, out_up):
     """Bounds of a block's similarities from its 8-bit products Y (B, q) int32 (row codes + 128 times query codes):
     approx = scale[j] q_a[a] (Y[j, a] - q_off[a]) (+ heavy_dot[j, a], the heavy dimensions' part, if heavy_dot is
     (B, q)), half-width q_norm[a] resid[j] + q_resid[a] (margins included by the caller). Folds the lower ends into
-    the per-query min-heaps lows (q, k) (floor (q,): their minima) and writes (query, row, upper end) of each pair that
+    per-query top lists (lows, rows) (keys: the negated lower ends, `_topk_insert`; floor (q,): the k-th lower end) and writes (query, row, upper end) of each pair that
     reaches its floor. A first pass over a row's queries in float32 (the integer difference is exact in float32 for
     d <= 1040; a margin of 2**-18 covers its rounding), which vectorises, finds the rows with any such pair."""
     nb, q = Y.shape
@@ -641,7 +630,7 @@ def _screen_block(Y, heavy_dot, offset, scale, resid, q_a, q_off, q_norm, q_resi
             if approx + half >= floor[a] and offset + j != qrows[a]:
                 out_q[m] = a; out_row[m] = offset + j; out_up[m] = approx + half; m += 1
                 if approx - half > floor[a]:
-                    _sift_down(lows[a], approx - half); floor[a] = lows[a, 0]
+                    _topk_insert(lows[a], rows[a], -(approx - half), offset + j); floor[a] = -lows[a, -1]
                     target[a] = np.float32(floor[a] - q_resid[a] - 2.0 ** -18)
     return m
 
@@ -743,14 +732,14 @@ def _int8_candidates(E, Uq, qrows, k: int, rows: int, session, name: str, coded:
     B, q_off = np.ascontiguousarray(Q.codes.T), (128 * Q.codes.sum(1, dtype=np.int64)).astype(np.int32)
     q_norm = Q.scale * np.sqrt((Q.codes.astype(np.float64) ** 2).sum(1)) * (1 + _INT8_SLACK)
     q_resid = Q.resid * (1 + _INT8_SLACK) + _INT8_SLACK
-    lows, floor = np.full((q, k), -np.inf), np.full(q, -np.inf)
+    (lows, low_rows), floor = empty_top_lists(q, k), np.full(q, -np.inf)
     buffers, pairs, units = (np.empty(rows * q, np.int64), np.empty(rows * q, np.int64), np.empty(rows * q)), [], []
     for offset in range(0, n, rows):
         X = _coded(E[offset:offset + rows], heavy, 128, offset, name) if coded is None else \
             _Coded(*(a[offset:offset + rows] for a in coded.rows))
         Y = session.run(None, {"A": X.codes, "B": B})[0]
         heavy_dot = X.heavy_part @ Q.heavy_part.T if heavy.any() else np.empty((0, 0))
-        m = _screen_block(Y, heavy_dot, offset, X.scale, X.resid, Q.scale, q_off, q_norm, q_resid, qrows, lows, floor, *buffers)
+        m = _screen_block(Y, heavy_dot, offset, X.scale, X.resid, Q.scale, q_off, q_norm, q_resid, qrows, lows, low_rows, floor, *buffers)
         if offset == 0 and m > Y.size // 4 and n > 4 * rows and coded is None: return None
         pairs.append(tuple(b[:m].copy() for b in buffers)); units.append(X.unit)
     cq, cr, cu = (np.concatenate(p) for p in zip(*pairs))
