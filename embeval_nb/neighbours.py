@@ -605,33 +605,49 @@ def _code_rows(X, bits, absmask, infbits, keep_bits, keep, heavy, codes, scale, 
 
 # %% ../nbs/neighbours.ipynb #c025s10
 @jit
-def _screen_block(Y, heavy_dot, offset, scale, resid, q_a, q_off, q_norm, q_resid, qrows, lows, rows, floor, out_q, out_row, out_up):
+def _dot(x, y):
+    "x . y of two short float64 vectors, summed in order."
+    s = 0.0
+    for t in range(x.shape[0]): s += x[t] * y[t]
+    return s
+
+@jit
+def _screen_block(Y, heavy_x, heavy_q, offset, scale, resid, q_a, q_off, q_norm, q_resid, qrows, lows, rows, floor, out_q, out_row, out_up):
     """Bounds of a block's similarities from its 8-bit products Y (B, q) int32 (row codes + 128 times query codes):
-    approx = scale[j] q_a[a] (Y[j, a] - q_off[a]) (+ heavy_dot[j, a], the heavy dimensions' part, if heavy_dot is
-    (B, q)), half-width q_norm[a] resid[j] + q_resid[a] (margins included by the caller). Folds the lower ends into
-    per-query top lists (lows, rows) (keys: the negated lower ends, `_topk_insert`; floor (q,): the k-th lower end) and writes (query, row, upper end) of each pair that
-    reaches its floor. A first pass over a row's queries in float32 (the integer difference is exact in float32 for
-    d <= 1040; a margin of 2**-18 covers its rounding), which vectorises, finds the rows with any such pair."""
+    approx = scale[j] q_a[a] (Y[j, a] - q_off[a]) + heavy_x[j] . heavy_q[a] (the heavy dimensions' part: (B, h) and
+    (q, h) unit values, h >= 0), half-width q_norm[a] resid[j] + q_resid[a] (margins included by the caller). Folds
+    the lower ends into per-query top lists (lows, rows) (keys: the negated lower ends, `_topk_insert`; floor (q,):
+    the k-th lower end) and writes (query, row, upper end) of each pair that reaches its floor. A first pass over a
+    row's queries in float32, which vectorises, marks the pairs that may reach their floor (the integer difference
+    is exact in float32 for d <= 1040; a margin of 2**-18 + (h + 1)**2 2**-24 covers the rounding of the rest); only
+    those are bounded in float64."""
     nb, q = Y.shape
-    heavy = heavy_dot.shape[0] > 0
-    a32, n32 = q_a.astype(np.float32), q_norm.astype(np.float32)
-    target = (floor - q_resid - 2.0 ** -18).astype(np.float32)   # a pair may reach its floor only if approx + q_norm resid >= target
+    h = heavy_x.shape[1]
+    a32, n32, hq32 = q_a.astype(np.float32), q_norm.astype(np.float32), np.ascontiguousarray(heavy_q.T).astype(np.float32)
+    margin = 2.0 ** -18 + (h + 1) ** 2 * 2.0 ** -24
+    target = (floor - q_resid - margin).astype(np.float32)   # a pair may reach its floor only if approx + q_norm resid >= target
+    reach, part = np.empty(q, np.float32), np.zeros(q, np.float32)   # reach >= 0: the pair may reach its floor
     m = 0
     for j in range(nb):
         s32, r32, hits = np.float32(scale[j]), np.float32(resid[j]), 0
-        if heavy:
-            for a in range(q): hits += scale[j] * q_a[a] * (Y[j, a] - q_off[a]) + heavy_dot[j, a] + q_norm[a] * resid[j] >= target[a]
-        else:
-            for a in range(q): hits += np.float32(Y[j, a] - q_off[a]) * (s32 * a32[a]) + n32[a] * r32 >= target[a]
+        if h:
+            part[:] = 0.0
+            for t in range(h):
+                x = np.float32(heavy_x[j, t])
+                for a in range(q): part[a] += x * hq32[t, a]
+        for a in range(q):
+            reach[a] = np.float32(Y[j, a] - q_off[a]) * (s32 * a32[a]) + part[a] + n32[a] * r32 - target[a]
+            hits += reach[a] >= 0
         if hits == 0: continue
         for a in range(q):
-            approx = scale[j] * q_a[a] * np.float64(Y[j, a] - q_off[a]) + (heavy_dot[j, a] if heavy else 0.0)
+            if reach[a] < 0: continue
+            approx = scale[j] * q_a[a] * np.float64(Y[j, a] - q_off[a]) + _dot(heavy_x[j], heavy_q[a])
             half = q_norm[a] * resid[j] + q_resid[a]
             if approx + half >= floor[a] and offset + j != qrows[a]:
                 out_q[m] = a; out_row[m] = offset + j; out_up[m] = approx + half; m += 1
                 if approx - half > floor[a]:
                     _topk_insert(lows[a], rows[a], -(approx - half), offset + j); floor[a] = -lows[a, -1]
-                    target[a] = np.float32(floor[a] - q_resid[a] - 2.0 ** -18)
+                    target[a] = np.float32(floor[a] - q_resid[a] - margin)
     return m
 
 def _heavy_dimensions(U: np.ndarray, limit: int = 8) -> np.ndarray:
@@ -738,8 +754,7 @@ def _int8_candidates(E, Uq, qrows, k: int, rows: int, session, name: str, coded:
         X = _coded(E[offset:offset + rows], heavy, 128, offset, name) if coded is None else \
             _Coded(*(a[offset:offset + rows] for a in coded.rows))
         Y = session.run(None, {"A": X.codes, "B": B})[0]
-        heavy_dot = X.heavy_part @ Q.heavy_part.T if heavy.any() else np.empty((0, 0))
-        m = _screen_block(Y, heavy_dot, offset, X.scale, X.resid, Q.scale, q_off, q_norm, q_resid, qrows, lows, low_rows, floor, *buffers)
+        m = _screen_block(Y, X.heavy_part, Q.heavy_part, offset, X.scale, X.resid, Q.scale, q_off, q_norm, q_resid, qrows, lows, low_rows, floor, *buffers)
         if offset == 0 and m > Y.size // 4 and n > 4 * rows and coded is None: return None
         pairs.append(tuple(b[:m].copy() for b in buffers)); units.append(X.unit)
     cq, cr, cu = (np.concatenate(p) for p in zip(*pairs))
@@ -751,12 +766,13 @@ def _candidate_estimates(Uq, E, ci, unit, out):
     """out[a, c]: the similarity of the unit query Uq[a] and E[r] * unit[r] (r = ci[a, c]) in float64, within
     `_INT8_SLACK` of the exact one; NaN where r is NO_INDEX or unit[r] is inf (a row of subnormal numbers)."""
     for a in range(ci.shape[0]):
+        v = Uq[a]
         for c in range(ci.shape[1]):
             r = ci[a, c]
             if r == NO_INDEX or not np.isfinite(unit[r]):
                 out[a, c] = np.nan; continue
-            f, s = unit[r], 0.0
-            for t in range(E.shape[1]): s += Uq[a, t] * (np.float64(E[r, t]) * f)
+            row, f, s = E[r], unit[r], 0.0
+            for t in range(row.shape[0]): s += v[t] * (np.float64(row[t]) * f)
             out[a, c] = s
 
 def _narrowed(Uq, E, ci, unit, k: int) -> np.ndarray:
