@@ -128,11 +128,16 @@ def _distance_rows(X, rows, Y, cols, code):
 _ABS_BITS, _INF_BITS = 0x7FFFFFFFFFFFFFFF, 0x7FF0000000000000
 
 @jit
+def _max_abs_bits(b, absmask):
+    "max of b[t] & absmask over t, for b (d,) the bits of a float row viewed as integers and `absmask` all bits but the sign's: the bits of max |x_t|."
+    m = absmask & 0
+    for t in range(b.shape[0]): m = max(m, b[t] & absmask)
+    return m
+
+@jit
 def _largest_bits(x):
     "The bits of max |x_t| of a contiguous x (d,) float64, at least _INF_BITS if an entry is infinite or NaN: an integer reduction, which vectorises."
-    b = x.view(np.int64); m = 0
-    for t in range(b.shape[0]): m = max(m, b[t] & _ABS_BITS)
-    return m
+    return _max_abs_bits(x.view(np.int64), _ABS_BITS)
 
 @jit
 def _exponent(bits):

@@ -13,7 +13,7 @@ import scipy.sparse as sp
 
 from .checks import check_bool, check_choice, check_int, check_rows
 from .core import jit, optional_import
-from .metrics import (SQEUCLIDEAN, Points, _distance, _raw_of, _raw_row, _row_distance_sum, _unit_row, gram_block,
+from .metrics import (SQEUCLIDEAN, Points, _distance, _max_abs_bits, _raw_of, _raw_row, _row_distance_sum, _unit_row, gram_block,
                                 normalize_rows, prepare, prepare_pair, raw_block, raw_bounds, tiles, unscale,
                                 working_memory_bytes)
 
@@ -563,21 +563,20 @@ def _int8_session(d: int, threads: int):
     return ort.InferenceSession(_matmul_integer_model(d), options, providers=["CPUExecutionProvider"])
 
 # %% ../nbs/neighbours.ipynb #c025s9
-@jit(fastmath={"reassoc", "contract", "arcp"})        # not "nsz": with it LLVM's max reduction loses NaN rows
-def _code_rows(X, bits, absmask, infbits, keep_bits, keep, heavy, codes, scale, resid, heavy_part, unit, shift):
+@jit(fastmath={"reassoc", "contract", "arcp"})        # sums in any order (not "nsz", which can lose a NaN)
+def _code_rows(X, bits, absmask, infbits, keep, heavy, codes, scale, resid, heavy_part, unit, shift):
     """Code the unit rows of X (n, d) in 8 bits on the dimensions where `keep` (d,) is 1.0 (0.0 on the `heavy` ones,
     (h,) indices): codes (n, d) (code + shift), scale (n,), residual norm (n,), the unit values on the heavy dimensions
-    (n, h), and the factor that makes each row a unit row (inf for a row of subnormal numbers). `bits` is X viewed as integers: with the sign masked off (`absmask`), their order is that of |x|, so the
-    largest |x| is an integer maximum, which vectorises, and a NaN or infinity is at least `infbits`. Returns the first
+    (n, h), and the factor that makes each row a unit row (inf for a row of subnormal numbers). `bits` is X viewed as integers, `absmask` all their bits but the sign's: the largest |x| is an
+    integer maximum (`_max_abs_bits`), and a NaN or infinity has bits of at least `infbits`. Returns the first
     row that is zero or not finite, else -1."""
     n, d = X.shape
-    one = np.empty(1, X.dtype); one_bits = one.view(bits.dtype); zero = absmask & 0; buf = np.empty(d, X.dtype)
+    one = np.empty(1, X.dtype); one_bits = one.view(bits.dtype); buf = np.empty(d, X.dtype); kept = np.empty(d, bits.dtype)
     for i in range(n):
-        mb = zero; mkb = zero
-        for t in range(d):
-            v = bits[i, t] & absmask; w = v & keep_bits[t]
-            mb = v if v > mb else mb; mkb = w if w > mkb else mkb
-        if mb >= infbits or mb == zero: return i
+        mb = mkb = _max_abs_bits(bits[i], absmask)
+        if mb >= infbits or mb == 0: return i
+        if heavy.shape[0]:                            # the largest |x| off the heavy dimensions
+            kept[:] = bits[i]; kept[heavy] = 0; mkb = _max_abs_bits(kept, absmask)
         one_bits[0] = mb; m = np.float64(one[0])
         one_bits[0] = mkb; mk = np.float64(one[0])
         row, tiny = X[i], m < 2.0 ** -1000
@@ -686,8 +685,7 @@ def _coded(X, heavy: np.ndarray, shift: int, offset: int, name: str) -> _Coded:
     out = _Coded(np.empty((n, d), np.uint8 if shift else np.int8), np.empty(n), np.empty(n), np.empty((n, int(heavy.sum()))),
                  np.empty(n))
     ints, absmask, infbits = _FLOAT_BITS[X.dtype.itemsize]
-    keep_bits = np.where(heavy, 0, -1).astype(ints)
-    bad = _code_rows(X, X.view(ints), ints(absmask), ints(infbits), keep_bits, (~heavy).astype(np.float64),
+    bad = _code_rows(X, X.view(ints), ints(absmask), ints(infbits), (~heavy).astype(np.float64),
                      np.flatnonzero(heavy), *out, shift)
     if bad >= 0: _rows_checked(np.asarray(X[bad:bad + 1], dtype=np.float64), offset + bad, name)
     return out
@@ -715,18 +713,26 @@ def code_corpus(E,                                    # (n, d) dense numpy or me
     ((3, 2), array([[1]]))
     """
     E = check_corpus(E, "E")
-    if not isinstance(E, np.ndarray): raise ValueError("code_corpus needs a dense numpy or memory-mapped E (not sparse or dask)")
+    if not _in_place(E): raise ValueError(f"code_corpus needs a dense float32 or float64 numpy or memory-mapped E, not {_kind(E)}")
     heavy, rows = _sample_heavy(E, "E"), _int8_rows(E, 0, working_memory)
     parts = [_coded(E[o:o + rows], heavy, 128, o, "E") for o in range(0, E.shape[0], rows)]
     return CodedCorpus(E, heavy, _Coded(*(np.concatenate(p) for p in zip(*parts))))
 
+def _kind(E) -> str:
+    "What E is, for a message: 'an array of float16', 'a sparse matrix', 'a dask array'."
+    return f"an array of {E.dtype}" if isinstance(E, np.ndarray) else "a sparse matrix" if sp.issparse(E) else "a dask array"
+
+def _in_place(E) -> bool:
+    "Whether the kernels read E's rows where they lie: a dense float32 or float64 numpy (or memory-mapped) array."
+    return isinstance(E, np.ndarray) and E.dtype in (np.float32, np.float64)
+
 def _int8_session_for(E, Uq, k: int, screen: str):
     "The 8-bit product session if this search screens in 8 bits, else None (`screen` as `cosine_knn`'s)."
-    dense = isinstance(E, np.ndarray) and not sp.issparse(Uq)
+    dense = _in_place(E) and not sp.issparse(Uq)
     d = E.shape[1]
     if screen == "float32" or (screen == "auto" and (not dense or not INT8_MIN_DIM <= d <= INT8_MAX_DIM or E.shape[0] < 4 * k + 1024)):
         return None
-    if not dense: raise ValueError("screen='int8' needs a dense numpy or memory-mapped corpus (not sparse or dask)")
+    if not dense: raise ValueError(f"screen='int8' needs a dense float32 or float64 numpy or memory-mapped corpus, not {_kind(E)}")
     if d > INT8_MAX_DIM: raise ValueError(f"screen='int8' handles up to {INT8_MAX_DIM} dimensions, E has {d}; use 'float32'")
     if screen == "int8": optional_import("onnxruntime", "n2o")
     return _int8_session(E.shape[1], numba.get_num_threads())
@@ -859,7 +865,7 @@ def cosine_knn(E,                                    # (n, d): numpy, memmap, sp
     rows = _block_rows(E, len(queries), working_memory)
     Uq, U32 = _queries_unit(E, queries, "E")
     ck, ci = _candidate_rows(E, Uq, U32, qrows, k, working_memory, check_choice(screen, "screen", SCREENS), coded)
-    if ck is None:                                    # the 8-bit screen checked every row: rescore in place
+    if _in_place(E):                                  # rows checked by the screen: rescore where they lie
         keys = np.empty(ci.shape); _candidate_keys(Uq, E, ci, keys)
     else:
         present = np.unique(ci[ci != NO_INDEX])

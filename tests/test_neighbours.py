@@ -416,6 +416,19 @@ def test_the_8bit_screen_against_brute_force(seed):
     np.testing.assert_array_equal(cosine_knn(E, queries, k, screen="int8")[1], _brute_cosine(E, queries, k))
 
 
+def test_the_8bit_screen_takes_float32_and_float64_rows_only():
+    "Other dtypes (float16, integers) are searched by the float32 screen under 'auto'; 'int8' and `code_corpus` say why not."
+    E = make_rng(9).normal(size=(3000, 256)).astype(np.float16)
+    out, ref = cosine_knn(E, np.arange(20), 5), cosine_knn(E.astype(np.float64), np.arange(20), 5)
+    np.testing.assert_array_equal(out[1], ref[1]); np.testing.assert_array_equal(out[0], ref[0])
+    with pytest.raises(ValueError, match=r"^screen='int8' needs a dense float32 or float64 .* not an array of float16$"):
+        cosine_knn(E, [0], 5, screen="int8")
+    with pytest.raises(ValueError, match=r"^code_corpus needs a dense float32 or float64 .* not an array of int32$"):
+        code_corpus((E * 100).astype(np.int32))
+    with pytest.raises(ValueError, match=r"^screen='int8' needs a dense .* not a sparse matrix$"):
+        cosine_knn(sp.csr_matrix(np.abs(E.astype(np.float64))), [0], 5, screen="int8")
+
+
 def _small(seed, n):
     return make_rng(seed).normal(size=(n, 8)).astype(np.float32)
 
