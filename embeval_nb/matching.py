@@ -4,6 +4,7 @@
 
 # %% ../nbs/matching.ipynb #c002
 from __future__ import annotations
+import math
 import warnings
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -58,6 +59,28 @@ def _blocks(P):
     "Row blocks (i0, i1) of the prepared points P against all their rows, within the memory budget."
     return row_chunks(len(P.X), len(P.X))
 
+def _single_ok(P) -> bool:
+    "True if the raw values of P's metric are squared Euclidean distances (euclidean, sqeuclidean, cosine): the passes may run in float32."
+    return P.code in (EUCLIDEAN, SQEUCLIDEAN, COSINE)
+
+def _single_precision(P):
+    "`(X32, sq, E32, scale)`: the prepared points times `scale` (a power of two, largest entry below 1) in float32, their squared norms and error shares in those units."
+    big = float(np.abs(P.X).max()) if P.X.size else 0.0
+    e = math.frexp(big)[1] if big > 0 else 0
+    scale = math.ldexp(1.0, -2 * e)                             # of raw values (squared distances)
+    sq = np.ldexp(P.sq, -2 * e); d = P.X.shape[1]
+    return np.ldexp(P.X, -e).astype(np.float32), sq, 8.0 * (d + 4) * 2.0 ** -24 * sq + (d + 2) * 2.0 ** -100, scale
+
+@jit
+def _block_row_bounds32(G, i0, sq, E32, inv, code, lower, upper):
+    "`_block_row_bounds` from the float32 Gram block G (rows i0.., columns i0..) of `_single_precision` (inv: 1 / scale)."
+    for r in range(G.shape[0]):
+        i = i0 + r; lo = 0.0; hi = 0.0
+        for c in range(r + 1, G.shape[1]):
+            s = sq[i] + sq[i0 + c] - 2.0 * G[r, c]
+            lo = max(lo, s - E32[i0 + c]); hi = max(hi, s + E32[i0 + c])
+        lower[i] = _lower(lo * inv, E32[i] * inv, code)
+        upper[i] = _upper(hi * inv, E32[i] * inv, code) if r + 1 < G.shape[1] else 0.0
 @jit
 def _block_row_bounds(S, i0, E, code, lower, upper):
     "Lower and upper bounds on the largest distance from each row i0.. of raw block S (columns i0..) to the later rows."
@@ -81,8 +104,13 @@ def _max_distance_blocked(P) -> float:
     "Exactly `_max_distance(P.X, P.code)`, from BLAS bounds and the exact loop on the rows that may hold it."
     n = len(P.X); E = raw_bounds(P)
     lower = np.zeros(n); upper = np.zeros(n)
-    for i0, i1 in _blocks(P):
-        _block_row_bounds(raw_block(P, P, i0, i1, i0, n), i0, E, P.code, lower, upper)
+    if _single_ok(P):
+        X32, sq, E32, scale = _single_precision(P)
+        for i0, i1 in _blocks(P):
+            _block_row_bounds32(X32[i0:i1] @ X32[i0:].T, i0, sq, E32, 1.0 / scale, P.code, lower, upper)
+    else:
+        for i0, i1 in _blocks(P):
+            _block_row_bounds(raw_block(P, P, i0, i1, i0, n), i0, E, P.code, lower, upper)
     return _rows_max_distance(P.X, P.code, np.flatnonzero(upper >= lower.max()))
 
 # %% ../nbs/matching.ipynb #c028
@@ -124,11 +152,32 @@ def _block_knn(S, i0, E, code, slack, X, per_unit, Q, nb, nd):
             if j != i and S[r, j] <= (top + E[j]) * (1 + 1e-9) and _lower(S[r, j], E[i] + E[j], code) <= bound:
                 _topk_insert(nd[i], nb[i], _level(X, i, j, code, per_unit, Q), j)
 
+@jit
+def _block_knn32(G, i0, sq, E32, inv, code, slack, X, per_unit, Q, nb, nd):
+    "`_block_knn` from the float32 Gram block G (rows i0.., all columns) of `_single_precision` (inv: 1 / scale)."
+    k = nb.shape[1]
+    up, cols = np.empty(k), np.empty(k, np.int64)
+    for r in range(G.shape[0]):
+        i = i0 + r; up[:] = np.inf; cols[:] = NO_INDEX
+        for c in range(G.shape[1]):
+            if c != i: _topk_insert(up, cols, (sq[i] + sq[c] - 2.0 * G[r, c] + E32[c]) * inv, c)
+        bound = (_upper(up[k - 1], E32[i] * inv, code) + slack) * (1 + 1e-9)
+        top = _raw_ceiling(bound, code) + E32[i] * inv
+        for j in range(X.shape[0]):
+            s = (sq[i] + sq[j] - 2.0 * G[r, j]) * inv
+            if j != i and s <= (top + E32[j] * inv) * (1 + 1e-9) and _lower(s, (E32[i] + E32[j]) * inv, code) <= bound:
+                _topk_insert(nd[i], nb[i], _level(X, i, j, code, per_unit, Q), j)
+
 def _knn_table_blocked(P, per_unit: float, k: int, Q) -> tuple[np.ndarray, np.ndarray]:
     "Exactly `_knn_table` of the prepared points P, the candidates of each row found from BLAS blocks."
     n = len(P.X); E = raw_bounds(P)
     slack = 1.0 / per_unit if per_unit > 0 else np.inf                  # one rounding level, in distance units
     nb = np.full((n, k), NO_INDEX, np.int64); nd = np.full((n, k), NO_INDEX, np.int64)
+    if _single_ok(P):
+        X32, sq, E32, scale = _single_precision(P)
+        for i0, i1 in _blocks(P):
+            _block_knn32(X32[i0:i1] @ X32.T, i0, sq, E32, 1.0 / scale, P.code, slack, P.X, per_unit, Q, nb, nd)
+        return nb, nd
     for i0, i1 in _blocks(P):
         _block_knn(raw_block(P, P, i0, i1, 0, n), i0, E, P.code, slack, P.X, per_unit, Q, nb, nd)
     return nb, nd
@@ -1013,6 +1062,18 @@ def _ghost_violations(n, nvert, C, dualvar, bparent, pos, lo, hi, maxviol, vi, v
 
 # %% ../nbs/matching.ipynb #c093bs2
 @jit
+def _pair_violation(i, j, base, Z, metric, per_unit, C, dualvar, bparent, pos, lo, hi, Q, maxviol, vi, vj, nviol):
+    "The exact test of pair i < j (base = 4C - 2u_i - 2 z-_i): store it if violated; the new count."
+    if base - dualvar[j] <= 0:                                  # a violation needs 4 q < base - 2u_j
+        return nviol
+    q = _level(Z, i, j, metric, per_unit, Q)
+    if dualvar[i] + dualvar[j] - 4 * (C - q) + 2 * _shared_z(i, j, dualvar, bparent, pos, lo, hi) < 0:
+        if nviol < maxviol:
+            vi[nviol] = i; vj[nviol] = j
+        nviol += 1
+    return nviol
+
+@jit
 def _block_violations(S, i0, Z, metric, per_unit, C, dualvar, zneg, E, bparent, pos, lo, hi, Q, maxviol, vi, vj, nviol):
     "Violated pairs i < j among rows i0.. of raw block S (columns i0..), exact test where the distance bounds allow one."
     for r in range(S.shape[0]):
@@ -1027,23 +1088,41 @@ def _block_violations(S, i0, Z, metric, per_unit, C, dualvar, zneg, E, bparent, 
                 d = ((t4 - 1) // 4 + 0.5) / per_unit * (1 + 1e-9)      # a violation needs a distance up to d
                 if S[r, c] > (_raw_ceiling(d, metric) + E[i] + E[j]) * (1 + 1e-9) or _lower(S[r, c], E[i] + E[j], metric) > d:
                     continue
-            q = _level(Z, i, j, metric, per_unit, Q)
-            if dualvar[i] + dualvar[j] - 4 * (C - q) + 2 * _shared_z(i, j, dualvar, bparent, pos, lo, hi) < 0:
-                if nviol < maxviol:
-                    vi[nviol] = i; vj[nviol] = j
-                nviol += 1
+            nviol = _pair_violation(i, j, base, Z, metric, per_unit, C, dualvar, bparent, pos, lo, hi, Q, maxviol, vi, vj, nviol)
+    return nviol
+
+# %% ../nbs/matching.ipynb #c093bs2b
+@jit
+def _screen_violations(G, i0, scale, sq, E32, Z, metric, per_unit, C, dualvar, zneg, bparent, pos, lo, hi, Q, maxviol, vi, vj, nviol):
+    "Violated pairs i < j among rows i0.. of the float32 Gram block G (columns i0..): a screen with a proven bound, then the exact test."
+    n = sq.shape[0]
+    inv = (1 + 1e-9) / (4 * per_unit) if per_unit > 0 else np.inf  # 4 q < t4 needs a distance below (t4 + 1) * inv
+    for r in range(G.shape[0]):
+        i = i0 + r
+        base = 4 * C - dualvar[i] - 2 * zneg[i]
+        for j in range(i + 1, n):
+            t4 = base - dualvar[j]
+            if t4 > 0 and sq[i] + sq[j] - 2.0 * G[r, j - i0] <= (_raw_ceiling((t4 + 1) * inv, metric) * scale + E32[i] + E32[j]) * (1 + 1e-6):
+                nviol = _pair_violation(i, j, base, Z, metric, per_unit, C, dualvar, bparent, pos, lo, hi, Q, maxviol, vi, vj, nviol)
     return nviol
 
 # %% ../nbs/matching.ipynb #c093bs3
 def _check_duals_blocked(P, per_unit: float, C: int, nvert: int, dualvar, bparent, maxviol: int, vi, vj, Q) -> int:
     "What `_check_duals` returns for the prepared points P (the stored pairs in another order), from BLAS blocks."
-    n = len(P.X); E = raw_bounds(P)
+    n = len(P.X)
     order, pos, lo, hi = _blossom_intervals(nvert, bparent)
     zneg = _negative_z(n, dualvar, bparent)
     nviol = _ghost_violations(n, nvert, C, dualvar, bparent, pos, lo, hi, maxviol, vi, vj)
+    if not _single_ok(P):
+        E = raw_bounds(P)
+        for i0, i1 in _blocks(P):
+            nviol = _block_violations(raw_block(P, P, i0, i1, i0, n), i0, P.X, P.code, per_unit, C, dualvar, zneg,
+                                      E, bparent, pos, lo, hi, Q, maxviol, vi, vj, nviol)
+        return nviol
+    X32, sq, E32, scale = _single_precision(P)
     for i0, i1 in _blocks(P):
-        nviol = _block_violations(raw_block(P, P, i0, i1, i0, n), i0, P.X, P.code, per_unit, C, dualvar, zneg,
-                                  E, bparent, pos, lo, hi, Q, maxviol, vi, vj, nviol)
+        nviol = _screen_violations(X32[i0:i1] @ X32[i0:].T, i0, scale, sq, E32, P.X, P.code, per_unit, C,
+                                   dualvar, zneg, bparent, pos, lo, hi, Q, maxviol, vi, vj, nviol)
     return nviol
 
 # %% ../nbs/matching.ipynb #c094
