@@ -918,7 +918,7 @@ def _match_tight_edges(g, s, init_mate):
 # %% ../nbs/matching.ipynb #c083
 @jit
 def _blossom_matching(n, ei, ej, w, maxcard, njump, init_dual, init_mate):
-    "Van Rantwijk's O(n^3) weighted blossom algorithm on integer weights `w` of edges ei[k]-ej[k] (jump/warm start: see text)."
+    "Edmonds' weighted blossom algorithm after Van Rantwijk, trees kept across augmentations, on integer weights `w` of edges ei[k]-ej[k] (jump/warm start: see text)."
     g = _graph(n, ei, ej, w)
     s = _new_state(g); f = _new_forest(n); sc = _new_scratch(n)
     nmatched = 0
