@@ -2,17 +2,23 @@
 
     python benchmarks/crossmatch.py            # full run (networkx at N = 400 takes ~30 s)
     python benchmarks/crossmatch.py --quick    # N <= 1000, networkx only at N = 200, no N = 5000
-    python benchmarks/crossmatch.py --large    # ours alone at N = 20,000 and 50,000, time per step (~7 min)
+    python benchmarks/crossmatch.py --large    # ours alone at N = 20,000 and 50,000, time per step (~2 min)
+    python benchmarks/crossmatch.py --large 10000 100000    # the same at the sizes given
 
 All tools solve the same problem: Euclidean distances of N points (two samples of N/2 in d = 50, the second
 shifted by 0.2), minimum total distance over perfect matchings. networkx gets the float distances
 (`min_weight_matching`); rustworkx needs integer weights, so it gets ours (C - round(d * 2^30 / d_max)) with
 `max_cardinality=True`, i.e. exactly our problem. Every total cost is checked against ours. At the `--large`
 sizes the other tools would need the complete graph (1.25e9 edges at N = 50,000), so ours runs alone, and the
-time of each step is printed. One core: run with NUMBA_NUM_THREADS=1 OMP_NUM_THREADS=1 (set below before numpy
+time of each step is printed. If benchmarks/matching_lemon is built (see benchmarks/matching_lemon.cpp: LEMON's
+MaxWeightedPerfectMatching), it solves the last graph of our sparse route (the k-NN graph with the edges the
+certificate added, our integer weights) and its time and cost are printed beside a cold solve of ours on the same
+graph; otherwise the comparison is skipped with a message. One core: run with NUMBA_NUM_THREADS=1 OMP_NUM_THREADS=1 (set below before numpy
 is imported). Ratios are measured in this run.
 """
 import os
+import subprocess
+import tempfile
 import time
 
 for var in ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
@@ -23,7 +29,9 @@ import numpy as np
 import rustworkx as rx
 
 from embeval_nb.crossmatch import crossmatch_test
-from embeval_nb.matching import _complete_edges, _prepare, min_weight_perfect_matching
+from embeval_nb.matching import _complete_edges, _prepare, _solve, min_weight_perfect_matching
+
+LEMON = os.path.join(os.path.dirname(os.path.abspath(__file__)), "matching_lemon")
 
 
 def points(N, d=50, seed=0):
@@ -100,16 +108,38 @@ PHASES = {"_max_distance_blocked": "largest distance", "_knn_edges": "kNN graph"
 
 
 def timing_phases():
-    """Wrap the steps of min_weight_perfect_matching so that each call's time is recorded: {step: [seconds]}."""
+    """Wrap the steps of min_weight_perfect_matching so that each call's time is recorded: {step: [seconds]}
+    (and under "last_solve" the arguments of the last solve)."""
     import embeval_nb.matching as mm
     spent = {name: [] for name in PHASES}
     for name in PHASES:
         def wrapped(*args, _f=getattr(mm, name), _name=name, **kw):
             out, t = timed(_f, *args, **kw)
             spent[_name].append(t)
+            if _name == "_solve": spent["last_solve"] = [args]
             return out
         setattr(mm, name, wrapped)
     return spent
+
+
+def compare_lemon(args):
+    """LEMON and a cold solve of ours on the graph of the solve called with `args` (even N: no ghost): printed."""
+    if not os.path.exists(LEMON):
+        print("          LEMON: skipped (build benchmarks/matching_lemon, see benchmarks/matching_lemon.cpp)", flush=True)
+        return
+    Z, code, per_unit, C, ei, ej, q, nvert = args[:8]
+    (mate, _, _), t_ours = timed(_solve, Z, code, per_unit, C, ei, ej, q, nvert)
+    cost_ours = int(q[mate[ei] == ej].sum())
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
+        f.write(f"{nvert} {len(ei)} {C}\n")
+        np.savetxt(f, np.c_[ei, ej, q], fmt="%d")
+    try:
+        perfect, cost, t_lemon = subprocess.run([LEMON, f.name], capture_output=True, text=True, check=True).stdout.split()
+    finally:
+        os.unlink(f.name)
+    assert perfect == "1" and int(cost) == cost_ours, (perfect, cost, cost_ours)
+    print(f"          same graph ({len(ei)} edges), cold solves: ours {t_ours:.1f} s, LEMON MaxWeightedPerfectMatching "
+          f"{float(t_lemon):.1f} s (LEMON / ours {float(t_lemon) / t_ours:.1f}), the same cost {cost_ours}", flush=True)
 
 
 def main_large(sizes=(20_000, 50_000)):
@@ -119,6 +149,7 @@ def main_large(sizes=(20_000, 50_000)):
         Z = points(N)
         for times in spent.values():
             times.clear()
+        spent.pop("last_solve", None)
         M, t = timed(min_weight_perfect_matching, Z, method="sparse")
         print(f"N={N:6d}  ours sparse+certificate {t:8.1f} s ({t / 60:.1f} min, {M.rounds} solves, {M.n_edges} edges, "
               f"certified {M.certified})", flush=True)
@@ -127,12 +158,15 @@ def main_large(sizes=(20_000, 50_000)):
             each = ", ".join(f"{x:.1f}" for x in spent[name])
             steps.append(f"{label} {sum(spent[name]):.1f} s" + (f" ({each})" if len(spent[name]) > 1 else ""))
         print("          " + "; ".join(steps), flush=True)
+        if N % 2 == 0: compare_lemon(spent["last_solve"][0])
 
 
 if __name__ == "__main__":
     import argparse
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="N <= 1000, networkx only at N = 200 (about a minute)")
-    ap.add_argument("--large", action="store_true", help="ours alone at N = 20,000 and 50,000, with the time of each step (about 7 minutes)")
+    ap.add_argument("--large", nargs="*", type=int, metavar="N",
+                    help="ours alone at N = 20,000 and 50,000 (or the N given), with the time of each step (about 2 minutes)")
     args = ap.parse_args()
-    main_large() if args.large else main(quick=args.quick)
+    if args.large is not None: main_large(tuple(args.large) or (20_000, 50_000))
+    else: main(quick=args.quick)

@@ -4,6 +4,7 @@
 
 # %% ../nbs/matching.ipynb #c002
 from __future__ import annotations
+import math
 import warnings
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -58,6 +59,28 @@ def _blocks(P):
     "Row blocks (i0, i1) of the prepared points P against all their rows, within the memory budget."
     return row_chunks(len(P.X), len(P.X))
 
+def _single_ok(P) -> bool:
+    "True if the raw values of P's metric are squared Euclidean distances (euclidean, sqeuclidean, cosine): the passes may run in float32."
+    return P.code in (EUCLIDEAN, SQEUCLIDEAN, COSINE)
+
+def _single_precision(P):
+    "`(X32, sq, E32, scale)`: the prepared points times `scale` (a power of two, largest entry below 1) in float32, their squared norms and error shares in those units."
+    big = float(np.abs(P.X).max()) if P.X.size else 0.0
+    e = math.frexp(big)[1] if big > 0 else 0
+    scale = math.ldexp(1.0, -2 * e)                             # of raw values (squared distances)
+    sq = np.ldexp(P.sq, -2 * e); d = P.X.shape[1]
+    return np.ldexp(P.X, -e).astype(np.float32), sq, 8.0 * (d + 4) * 2.0 ** -24 * sq + (d + 2) * 2.0 ** -100, scale
+
+@jit
+def _block_row_bounds32(G, i0, sq, E32, inv, code, lower, upper):
+    "`_block_row_bounds` from the float32 Gram block G (rows i0.., columns i0..) of `_single_precision` (inv: 1 / scale)."
+    for r in range(G.shape[0]):
+        i = i0 + r; lo = 0.0; hi = 0.0
+        for c in range(r + 1, G.shape[1]):
+            s = sq[i] + sq[i0 + c] - 2.0 * G[r, c]
+            lo = max(lo, s - E32[i0 + c]); hi = max(hi, s + E32[i0 + c])
+        lower[i] = _lower(lo * inv, E32[i] * inv, code)
+        upper[i] = _upper(hi * inv, E32[i] * inv, code) if r + 1 < G.shape[1] else 0.0
 @jit
 def _block_row_bounds(S, i0, E, code, lower, upper):
     "Lower and upper bounds on the largest distance from each row i0.. of raw block S (columns i0..) to the later rows."
@@ -81,8 +104,13 @@ def _max_distance_blocked(P) -> float:
     "Exactly `_max_distance(P.X, P.code)`, from BLAS bounds and the exact loop on the rows that may hold it."
     n = len(P.X); E = raw_bounds(P)
     lower = np.zeros(n); upper = np.zeros(n)
-    for i0, i1 in _blocks(P):
-        _block_row_bounds(raw_block(P, P, i0, i1, i0, n), i0, E, P.code, lower, upper)
+    if _single_ok(P):
+        X32, sq, E32, scale = _single_precision(P)
+        for i0, i1 in _blocks(P):
+            _block_row_bounds32(X32[i0:i1] @ X32[i0:].T, i0, sq, E32, 1.0 / scale, P.code, lower, upper)
+    else:
+        for i0, i1 in _blocks(P):
+            _block_row_bounds(raw_block(P, P, i0, i1, i0, n), i0, E, P.code, lower, upper)
     return _rows_max_distance(P.X, P.code, np.flatnonzero(upper >= lower.max()))
 
 # %% ../nbs/matching.ipynb #c028
@@ -124,11 +152,32 @@ def _block_knn(S, i0, E, code, slack, X, per_unit, Q, nb, nd):
             if j != i and S[r, j] <= (top + E[j]) * (1 + 1e-9) and _lower(S[r, j], E[i] + E[j], code) <= bound:
                 _topk_insert(nd[i], nb[i], _level(X, i, j, code, per_unit, Q), j)
 
+@jit
+def _block_knn32(G, i0, sq, E32, inv, code, slack, X, per_unit, Q, nb, nd):
+    "`_block_knn` from the float32 Gram block G (rows i0.., all columns) of `_single_precision` (inv: 1 / scale)."
+    k = nb.shape[1]
+    up, cols = np.empty(k), np.empty(k, np.int64)
+    for r in range(G.shape[0]):
+        i = i0 + r; up[:] = np.inf; cols[:] = NO_INDEX
+        for c in range(G.shape[1]):
+            if c != i: _topk_insert(up, cols, (sq[i] + sq[c] - 2.0 * G[r, c] + E32[c]) * inv, c)
+        bound = (_upper(up[k - 1], E32[i] * inv, code) + slack) * (1 + 1e-9)
+        top = _raw_ceiling(bound, code) + E32[i] * inv
+        for j in range(X.shape[0]):
+            s = (sq[i] + sq[j] - 2.0 * G[r, j]) * inv
+            if j != i and s <= (top + E32[j] * inv) * (1 + 1e-9) and _lower(s, (E32[i] + E32[j]) * inv, code) <= bound:
+                _topk_insert(nd[i], nb[i], _level(X, i, j, code, per_unit, Q), j)
+
 def _knn_table_blocked(P, per_unit: float, k: int, Q) -> tuple[np.ndarray, np.ndarray]:
     "Exactly `_knn_table` of the prepared points P, the candidates of each row found from BLAS blocks."
     n = len(P.X); E = raw_bounds(P)
     slack = 1.0 / per_unit if per_unit > 0 else np.inf                  # one rounding level, in distance units
     nb = np.full((n, k), NO_INDEX, np.int64); nd = np.full((n, k), NO_INDEX, np.int64)
+    if _single_ok(P):
+        X32, sq, E32, scale = _single_precision(P)
+        for i0, i1 in _blocks(P):
+            _block_knn32(X32[i0:i1] @ X32.T, i0, sq, E32, 1.0 / scale, P.code, slack, P.X, per_unit, Q, nb, nd)
+        return nb, nd
     for i0, i1 in _blocks(P):
         _block_knn(raw_block(P, P, i0, i1, 0, n), i0, E, P.code, slack, P.X, per_unit, Q, nb, nd)
     return nb, nd
@@ -195,15 +244,14 @@ def _graph(n, ei, ej, w):
 class _State(NamedTuple):
     "Matching, duals and blossoms (vertices 0..n-1, blossoms n..2n-1; arrays of length 2n are indexed by either)."
     mate: np.ndarray        # (n,) the endpoint at the other end of v's matched edge, or -1
-    dualvar: np.ndarray     # (2n,) doubled vertex duals 2 u_v, then blossom duals z_B
-    allow: np.ndarray       # (m,) bool: edge known to be tight in this stage
+    dualvar: np.ndarray     # (2n,) doubled vertex duals 2 u_v, then blossom duals z_B, as stored (see dsign)
+    dsign: np.ndarray       # (2n + 1,) x's dual is dualvar[x] + dsign[x] * dsign[2n], dsign[2n] the total dual change
+    allow: np.ndarray       # (m,) bool: edge known to be tight (checked again when its ends lose their labels)
     inblossom: np.ndarray   # (n,) the top-level blossom holding v (v itself if none)
     bparent: np.ndarray     # (2n,) the blossom directly enclosing a vertex or blossom, or -1
     bbase: np.ndarray       # (2n,) the base vertex of a blossom (-1: number not in use)
     childs: list            # blossom b's sub-blossoms in cyclic order, from the one holding the base
     endps: list             # endps[b][i]: the endpoint joining sub-blossom i to sub-blossom i + 1
-    bbest: list             # an S-blossom's least-slack edges to other S-blossoms
-    hasbest: np.ndarray     # (2n,) bool: bbest[b] is up to date
     unused: np.ndarray      # (n,) free blossom numbers, the first ulen[0] of them
     ulen: np.ndarray        # (1,)
 
@@ -217,30 +265,32 @@ def _new_state(g):
             maxw = g.w[k]
     dualvar = np.zeros(n2, np.int64); dualvar[:n] = maxw
     bbase = np.full(n2, -1, np.int64); bbase[:n] = np.arange(n)
-    return _State(np.full(n, -1, np.int64), dualvar, np.zeros(g.w.shape[0], np.bool_), np.arange(n),
-                  np.full(n2, -1, np.int64), bbase, [np.empty(0, np.int64) for _ in range(n2)],
-                  [np.empty(0, np.int64) for _ in range(n2)], [np.empty(0, np.int64) for _ in range(n2)],
-                  np.zeros(n2, np.bool_), np.arange(n, n2), np.array([n]))
+    return _State(np.full(n, -1, np.int64), dualvar, np.zeros(n2 + 1, np.int64), np.zeros(g.w.shape[0], np.bool_),
+                  np.arange(n), np.full(n2, -1, np.int64), bbase, [np.empty(0, np.int64) for _ in range(n2)],
+                  [np.empty(0, np.int64) for _ in range(n2)], np.arange(n, n2), np.array([n]))
 
 # %% ../nbs/matching.ipynb #c038
 class _Forest(NamedTuple):
-    "The alternating trees of the current stage, grown from the single vertices."
+    "The alternating trees, one grown from each single vertex, and the events that bound the next dual change."
     label: np.ndarray       # (2n,) of a vertex or top-level blossom: 0 free, 1 S, 2 T (5 = on a traced path)
     labelend: np.ndarray    # (2n,) the endpoint through which the label was given (-1 for a root)
-    bestedge: np.ndarray    # (2n,) the least-slack edge to a different S-blossom, or -1
     queue: np.ndarray       # S-vertices whose edges are still to be scanned, the first qlen[0] of them
     qlen: np.ndarray        # (1,)
+    tree: np.ndarray        # (2n,) of a labelled vertex or top-level blossom: the single vertex at the root of its tree
+    heap: list              # three binary min-heaps (keys, items): S-free edges, S-S edges, T-blossoms
+    hsize: np.ndarray       # (3,) their sizes
 
 @jit
 def _new_forest(n):
     "An empty forest for n vertices."
     n2 = 2 * n
-    return _Forest(np.zeros(n2, np.int64), np.full(n2, -1, np.int64), np.full(n2, -1, np.int64),
-                   np.empty(4 * n + 8, np.int64), np.zeros(1, np.int64))
+    return _Forest(np.zeros(n2, np.int64), np.full(n2, -1, np.int64), np.empty(4 * n + 8, np.int64),
+                   np.zeros(1, np.int64), np.full(n2, -1, np.int64), [np.empty(n + 16, np.int64) for _ in range(6)],
+                   np.zeros(3, np.int64))
 
 # %% ../nbs/matching.ipynb #c040
 class _Scratch(NamedTuple):
-    "Buffers the steps reuse, so that nothing is allocated inside a stage but a new blossom's own lists."
+    "Buffers the steps reuse, so that nothing is allocated during the search but new blossoms' lists and grown heaps."
     leafbuf: np.ndarray     # (n,) the leaves of one blossom
     stackbuf: np.ndarray    # (2n + 2,) stack of `_leaves`
     pathbuf: np.ndarray     # (2n + 2,) blossoms on the paths traced by `_scan_blossom`
@@ -248,10 +298,9 @@ class _Scratch(NamedTuple):
     vebuf: np.ndarray       #   its first vertex (vbuf, vebuf) and of its second (wbuf, webuf)
     wbuf: np.ndarray
     webuf: np.ndarray
-    bestedgeto: np.ndarray  # (2n,) least-slack edge from a new blossom to each S-blossom (-1 between uses)
-    touched: np.ndarray     # (2n,) the S-blossoms set in bestedgeto
     estack: np.ndarray      # (2n,) stack of `_expand_blossom`
     astack: np.ndarray      # (2n, 2) stack of (blossom, vertex) of `_augment_blossom`
+    freed: np.ndarray       # (n,) the vertices of the two trees dissolved after an augmentation
 
 @jit
 def _new_scratch(n):
@@ -259,8 +308,7 @@ def _new_scratch(n):
     n2 = 2 * n
     return _Scratch(np.empty(n, np.int64), np.empty(n2 + 2, np.int64), np.empty(n2 + 2, np.int64),
                     np.empty(n2, np.int64), np.empty(n2, np.int64), np.empty(n2, np.int64), np.empty(n2, np.int64),
-                    np.full(n2, -1, np.int64), np.empty(n2, np.int64), np.empty(n2, np.int64),
-                    np.empty((n2, 2), np.int64))
+                    np.empty(n2, np.int64), np.empty((n2, 2), np.int64), np.empty(n, np.int64))
 
 # %% ../nbs/matching.ipynb #c045
 @jit
@@ -287,27 +335,90 @@ def _wrap(j, L):
     return ((j % L) + L) % L
 
 @jit
-def _slack(k, ei, ej, w, dualvar):
+def _slack(k, ei, ej, w, dualvar, dsign):
     "Twice the slack of edge k under the current duals: 2u_i + 2u_j - 2w_k (vertex duals are stored doubled)."
-    return dualvar[ei[k]] + dualvar[ej[k]] - 2 * w[k]
+    D = dsign[dsign.shape[0] - 1]
+    return dualvar[ei[k]] + dsign[ei[k]] * D + dualvar[ej[k]] + dsign[ej[k]] * D - 2 * w[k]
+
+@jit
+def _rebase(x, sign, dualvar, dsign):
+    "Store the dual of vertex or blossom x for a new sign (-1 S-vertex or T-blossom, +1 T-vertex or S-blossom, 0 else)."
+    dualvar[x] += (dsign[x] - sign) * dsign[dsign.shape[0] - 1]; dsign[x] = sign
+
+# %% ../nbs/matching.ipynb #c048s1
+@jit
+def _heap_push(heap, hsize, h, key, item):
+    "Push `item` with `key` on min-heap h of the list `heap` (keys heap[2h], items heap[2h + 1]), doubling it when full."
+    keys = heap[2 * h]; items = heap[2 * h + 1]; i = hsize[h]
+    if i == keys.shape[0]:
+        keys = np.concatenate((keys, np.empty_like(keys))); items = np.concatenate((items, np.empty_like(items)))
+        heap[2 * h] = keys; heap[2 * h + 1] = items
+    hsize[h] = i + 1
+    while i > 0 and keys[(i - 1) >> 1] > key:      # sift up
+        keys[i] = keys[(i - 1) >> 1]; items[i] = items[(i - 1) >> 1]; i = (i - 1) >> 1
+    keys[i] = key; items[i] = item
+
+@jit
+def _heap_pop(heap, hsize, h):
+    "Remove the top of min-heap h."
+    keys = heap[2 * h]; items = heap[2 * h + 1]
+    m = hsize[h] - 1; hsize[h] = m
+    key = keys[m]; item = items[m]; i = 0
+    while 2 * i + 1 < m:                            # sift the last entry down from the top
+        c = 2 * i + 1
+        if c + 1 < m and keys[c + 1] < keys[c]:
+            c += 1
+        if keys[c] >= key:
+            break
+        keys[i] = keys[c]; items[i] = items[c]; i = c
+    keys[i] = key; items[i] = item
 
 # %% ../nbs/matching.ipynb #c049
 @jit
-def _assign_label(v, t, p, f, endpoint, mate, inblossom, bbase, childs, leafbuf, stackbuf):
+def _sign_duals(b, t, n, dualvar, dsign, childs, leafbuf, stackbuf):
+    "Give the vertices of top-level blossom `b` (and b) the dual signs of label t (1 = S, 2 = T); leaves in leafbuf, returns their count."
+    c = _leaves(b, n, childs, leafbuf, stackbuf)
+    sign = -1 if t == 1 else 1
+    for i in range(c):
+        _rebase(leafbuf[i], sign, dualvar, dsign)
+    if b >= n:
+        _rebase(b, -sign, dualvar, dsign)
+    return c
+
+@jit
+def _push_t_blossom(b, dualvar, dsign, heap, hsize):
+    "Put T-blossom b on the heap of T-blossoms, keyed by z_b plus the total dual change (constant while b stays T)."
+    D = dsign[dsign.shape[0] - 1]
+    _heap_push(heap, hsize, 2, dualvar[b] + dsign[b] * D + D, b)
+
+@jit
+def _assign_label(v, t, p, f, endpoint, mate, inblossom, bbase, childs, leafbuf, stackbuf, dualvar, dsign):
     "Label the top-level blossom of vertex `v` with `t` (1 = S, 2 = T), reached through endpoint `p`."
-    label, labelend, bestedge, queue, qlen = f
+    label, labelend, queue, qlen, tree, heap, hsize = f
+    n = inblossom.shape[0]
     while True:
         b = inblossom[v]
+        tree[b] = v if p == -1 else tree[inblossom[endpoint[p]]]
         label[v] = t; label[b] = t
         labelend[v] = p; labelend[b] = p
-        bestedge[v] = -1; bestedge[b] = -1
+        c = _sign_duals(b, t, n, dualvar, dsign, childs, leafbuf, stackbuf)
         if t == 1:                                  # S: queue its vertices for scanning
-            c = _leaves(b, inblossom.shape[0], childs, leafbuf, stackbuf)
             for i in range(c):
                 queue[qlen[0]] = leafbuf[i]; qlen[0] += 1
             return
+        if b >= n:
+            _push_t_blossom(b, dualvar, dsign, heap, hsize)
         mb = mate[bbase[b]]                         # T: its base's partner becomes S
         v = endpoint[mb]; t = 1; p = mb ^ 1
+
+@jit
+def _offer_s_edges(v, g, s, f):
+    "Put every edge from vertex v to an S-vertex on the heap of S-free edges."
+    dualvar, dsign, inblossom, label = s.dualvar, s.dsign, s.inblossom, f.label
+    for idx in range(g.nbptr[v], g.nbptr[v + 1]):
+        p = g.nbidx[idx]; x = g.endpoint[p]
+        if inblossom[x] != inblossom[v] and label[inblossom[x]] == 1:
+            _heap_push(f.heap, f.hsize, 0, _slack(p >> 1, g.ei, g.ej, g.w, dualvar, dsign) + dsign[2 * g.n], p >> 1)
 
 # %% ../nbs/matching.ipynb #c052
 @jit
@@ -332,51 +443,6 @@ def _scan_blossom(v, w, f, endpoint, inblossom, bbase, pathbuf):
     for i in range(pl):
         label[pathbuf[i]] = 1
     return base
-
-# %% ../nbs/matching.ipynb #c055
-@jit
-def _offer_best_edge(k, b, ei, ej, w, dualvar, inblossom, label, bestedgeto, touched, nt):
-    "Offer edge `k` leaving blossom `b` as the least-slack edge to its S-blossom; returns the new count of `touched`."
-    j = ej[k] if inblossom[ej[k]] != b else ei[k]
-    bj = inblossom[j]
-    if bj != b and label[bj] == 1:
-        if bestedgeto[bj] == -1:
-            bestedgeto[bj] = k; touched[nt] = bj; nt += 1
-        elif _slack(k, ei, ej, w, dualvar) < _slack(bestedgeto[bj], ei, ej, w, dualvar):
-            bestedgeto[bj] = k
-    return nt
-
-@jit
-def _blossom_best_edges(b, g, s, f, sc):
-    "Least-slack edges from new S-blossom `b` to every other S-blossom, from its children's lists or their edges."
-    n, ei, ej, w, endpoint, nbptr, nbidx = g
-    dualvar, inblossom, childs, bbest, hasbest = s.dualvar, s.inblossom, s.childs, s.bbest, s.hasbest
-    label, bestedge = f.label, f.bestedge
-    leafbuf, stackbuf, bestedgeto, touched = sc.leafbuf, sc.stackbuf, sc.bestedgeto, sc.touched
-    ch = childs[b]; nt = 0
-    for ci in range(ch.shape[0]):
-        sb = ch[ci]
-        if not hasbest[sb]:
-            c = _leaves(sb, n, childs, leafbuf, stackbuf)
-            for li in range(c):
-                u = leafbuf[li]
-                for idx in range(nbptr[u], nbptr[u + 1]):
-                    nt = _offer_best_edge(nbidx[idx] >> 1, b, ei, ej, w, dualvar, inblossom, label, bestedgeto, touched, nt)
-        else:
-            lst = bbest[sb]
-            for li in range(lst.shape[0]):
-                nt = _offer_best_edge(lst[li], b, ei, ej, w, dualvar, inblossom, label, bestedgeto, touched, nt)
-        hasbest[sb] = False; bbest[sb] = np.empty(0, np.int64); bestedge[sb] = -1
-    touched[:nt].sort()
-    lst = np.empty(nt, np.int64)
-    best = -1; bestslack = 0
-    for i in range(nt):
-        k2 = bestedgeto[touched[i]]; bestedgeto[touched[i]] = -1
-        lst[i] = k2
-        sl = _slack(k2, ei, ej, w, dualvar)
-        if best == -1 or sl < bestslack:
-            best = k2; bestslack = sl
-    bbest[b] = lst; hasbest[b] = True; bestedge[b] = best
 
 # %% ../nbs/matching.ipynb #c055s1
 @jit
@@ -406,14 +472,18 @@ def _add_blossom(base, k, g, s, f, sc):
     for i in range(nw):
         ch[1 + nv + i] = wbuf[i]; ep[nv + 1 + i] = webuf[i]
     childs[b] = ch; s.endps[b] = ep
-    label[b] = 1; labelend[b] = labelend[bb]; s.dualvar[b] = 0
+    label[b] = 1; labelend[b] = labelend[bb]; f.tree[b] = f.tree[bb]
+    for i in range(L):                              # the children are no longer top-level blossoms
+        if ch[i] >= g.n:
+            _rebase(ch[i], 0, s.dualvar, s.dsign)
+    s.dualvar[b] = 0; s.dsign[b] = 0; _rebase(b, 1, s.dualvar, s.dsign)
     c = _leaves(b, g.n, childs, sc.leafbuf, sc.stackbuf)
     for i in range(c):                              # its former T-vertices are S now: queue them
         u = sc.leafbuf[i]
         if label[inblossom[u]] == 2:
             queue[qlen[0]] = u; qlen[0] += 1
+        _rebase(u, -1, s.dualvar, s.dsign)
         inblossom[u] = b
-    _blossom_best_edges(b, g, s, f, sc)
 
 # %% ../nbs/matching.ipynb #c059
 @jit
@@ -504,7 +574,8 @@ def _relabel_expanded(b, g, s, f, sc):
     while j != 0:                                   # the path: relabel each T-child and its S-partner
         label[endpoint[p ^ 1]] = 0
         label[endpoint[ep[_wrap(j - et, L)] ^ et ^ 1]] = 0
-        _assign_label(endpoint[p ^ 1], 2, p, f, endpoint, mate, inblossom, bbase, childs, leafbuf, stackbuf)
+        _assign_label(endpoint[p ^ 1], 2, p, f, endpoint, mate, inblossom, bbase, childs, leafbuf, stackbuf,
+                      s.dualvar, s.dsign)
         allow[ep[_wrap(j - et, L)] >> 1] = True
         j += jstep
         p = ep[_wrap(j - et, L)] ^ et
@@ -512,8 +583,10 @@ def _relabel_expanded(b, g, s, f, sc):
         j += jstep
     bv = ch[_wrap(j, L)]                            # the base child becomes T without labelling its partner
     label[endpoint[p ^ 1]] = 2; label[bv] = 2
-    labelend[endpoint[p ^ 1]] = p; labelend[bv] = p
-    f.bestedge[bv] = -1
+    labelend[endpoint[p ^ 1]] = p; labelend[bv] = p; f.tree[bv] = f.tree[b]
+    _sign_duals(bv, 2, g.n, s.dualvar, s.dsign, childs, leafbuf, stackbuf)
+    if bv >= g.n:
+        _push_t_blossom(bv, s.dualvar, s.dsign, f.heap, f.hsize)
     j += jstep
     while ch[_wrap(j, L)] != entry:                 # the other children: T again if reached from outside
         bv = ch[_wrap(j, L)]
@@ -529,15 +602,22 @@ def _relabel_expanded(b, g, s, f, sc):
         if found >= 0:
             label[found] = 0
             label[endpoint[mate[bbase[bv]]]] = 0
-            _assign_label(found, 2, labelend[found], f, endpoint, mate, inblossom, bbase, childs, leafbuf, stackbuf)
+            _assign_label(found, 2, labelend[found], f, endpoint, mate, inblossom, bbase, childs, leafbuf, stackbuf,
+                          s.dualvar, s.dsign)
+        else:                                       # free now: its edges to S-vertices are events again
+            for i in range(c):
+                _offer_s_edges(leafbuf[i], g, s, f)
         j += jstep
 
 # %% ../nbs/matching.ipynb #c063s1
 @jit
 def _expand_blossom(b0, endstage, g, s, f, sc):
-    "Expand top-level blossom `b0`; at the end of a stage also its sub-blossoms with zero dual."
+    "Expand top-level blossom `b0`; with `endstage` (undoing a dissolved tree's blossom) also its sub-blossoms with zero dual."
     n, dualvar, inblossom, bparent, childs = g.n, s.dualvar, s.inblossom, s.bparent, s.childs
     label, labelend, estack, leafbuf = f.label, f.labelend, sc.estack, sc.leafbuf
+    for i in range(_leaves(b0, n, childs, leafbuf, sc.stackbuf)):   # its duals as they are, without label
+        _rebase(leafbuf[i], 0, dualvar, s.dsign)
+    _rebase(b0, 0, dualvar, s.dsign)
     sp = 1; estack[0] = b0
     while sp > 0:
         sp -= 1; b = estack[sp]
@@ -557,32 +637,30 @@ def _expand_blossom(b0, endstage, g, s, f, sc):
             _relabel_expanded(b, g, s, f, sc)
         label[b] = -1; labelend[b] = -1
         childs[b] = np.empty(0, np.int64); s.endps[b] = np.empty(0, np.int64)
-        s.bbase[b] = -1; s.hasbest[b] = False; s.bbest[b] = np.empty(0, np.int64); f.bestedge[b] = -1
+        s.bbase[b] = -1
         s.unused[s.ulen[0]] = b; s.ulen[0] += 1
 
 # %% ../nbs/matching.ipynb #c067
 @jit
 def _start_stage(g, s, f, sc):
-    "Clear the labels and the tight-edge marks, and make every single vertex the root of a tree (an S-vertex)."
+    "Clear the labels, the tight-edge marks and the heaps, and make every single vertex the root of a tree (an S-vertex)."
     endpoint, mate, inblossom, bbase, childs = g.endpoint, s.mate, s.inblossom, s.bbase, s.childs
-    label, hasbest, leafbuf, stackbuf = f.label, s.hasbest, sc.leafbuf, sc.stackbuf
-    label[:] = 0; f.bestedge[:] = -1
-    for b in range(g.n, 2 * g.n):
-        hasbest[b] = False
-    s.allow[:] = False
-    f.qlen[0] = 0
+    label, leafbuf, stackbuf = f.label, sc.leafbuf, sc.stackbuf
+    label[:] = 0; s.allow[:] = False
+    f.qlen[0] = 0; f.hsize[:] = 0
     for v in range(g.n):
         if mate[v] == -1 and label[inblossom[v]] == 0:
-            _assign_label(v, 1, -1, f, endpoint, mate, inblossom, bbase, childs, leafbuf, stackbuf)
+            _assign_label(v, 1, -1, f, endpoint, mate, inblossom, bbase, childs, leafbuf, stackbuf, s.dualvar, s.dsign)
 
 # %% ../nbs/matching.ipynb #c069
 @jit
 def _grow_forest(g, s, f, sc):
-    "Scan the queued S-vertices' edges: label, shrink blossoms, note least slacks; True once the matching is augmented."
+    "Scan the queued S-vertices' edges: label, shrink blossoms, put slack edges on the heaps; the S-S edge of an augmentation, or -1."
     n, ei, ej, w, endpoint, nbptr, nbidx = g
-    mate, dualvar, allow, inblossom, bbase, childs = s.mate, s.dualvar, s.allow, s.inblossom, s.bbase, s.childs
-    label, labelend, bestedge, queue, qlen = f
+    mate, dualvar, dsign, allow, inblossom, bbase, childs = s.mate, s.dualvar, s.dsign, s.allow, s.inblossom, s.bbase, s.childs
+    label, labelend, queue, qlen, tree, heap, hsize = f
     leafbuf, stackbuf = sc.leafbuf, sc.stackbuf
+    D = dsign[2 * n]
     while qlen[0] > 0:
         qlen[0] -= 1; v = queue[qlen[0]]
         for idx in range(nbptr[v], nbptr[v + 1]):
@@ -591,77 +669,103 @@ def _grow_forest(g, s, f, sc):
                 continue
             kslack = 0
             if not allow[k]:
-                kslack = _slack(k, ei, ej, w, dualvar)
+                kslack = _slack(k, ei, ej, w, dualvar, dsign)
                 if kslack <= 0:
                     allow[k] = True
             if allow[k]:
                 lx = label[inblossom[x]]
                 if lx == 0:                         # free: x's blossom becomes T, its partner S
-                    _assign_label(x, 2, p ^ 1, f, endpoint, mate, inblossom, bbase, childs, leafbuf, stackbuf)
+                    _assign_label(x, 2, p ^ 1, f, endpoint, mate, inblossom, bbase, childs, leafbuf, stackbuf, dualvar, dsign)
                 elif lx == 1:                       # S-S: a blossom, or two trees meet
                     base = _scan_blossom(v, x, f, endpoint, inblossom, bbase, sc.pathbuf)
                     if base >= 0:
                         _add_blossom(base, k, g, s, f, sc)
                     else:
                         _augment_matching(k, g, s, f, sc.astack)
-                        return True
+                        return k
                 elif label[x] == 0:                 # x inside a T-blossom, reached for the first time
                     label[x] = 2; labelend[x] = p ^ 1
-            else:                                   # not tight: keep the least slack to an S-blossom or free vertex
-                b = inblossom[v] if label[inblossom[x]] == 1 else (x if label[x] == 0 else -1)
-                if b >= 0 and (bestedge[b] == -1 or kslack < _slack(bestedge[b], ei, ej, w, dualvar)):
-                    bestedge[b] = k
-    return False
+            elif label[inblossom[x]] == 1:          # not tight, to an S-blossom: slack falls by 2 delta per step
+                _heap_push(heap, hsize, 1, kslack + 2 * D, k)
+            elif label[x] == 0:                     # to a free vertex (or one inside a T-blossom): by delta
+                _heap_push(heap, hsize, 0, kslack + D, k)
+    return -1
+
+# %% ../nbs/matching.ipynb #c071s1
+@jit
+def _edge_event(h, g, s, f):
+    "The least slack on heap h (0: S-free edges, 1: S-S edges) among the edges still of its kind, and the edge; (0, -1) if none."
+    ei, ej, w, dualvar, dsign, inblossom, label, heap, hsize = g.ei, g.ej, g.w, s.dualvar, s.dsign, s.inblossom, f.label, f.heap, f.hsize
+    while hsize[h] > 0:
+        k = heap[2 * h + 1][0]; key = heap[2 * h][0]
+        bi = inblossom[ei[k]]; bj = inblossom[ej[k]]; li = label[bi]; lj = label[bj]
+        if (li + lj != 1 or li * lj != 0) if h == 0 else (li != 1 or lj != 1 or bi == bj):
+            _heap_pop(heap, hsize, h)                   # its ends' labels changed: no longer an event of this kind
+            continue
+        sl = _slack(k, ei, ej, w, dualvar, dsign)
+        if sl + (h + 1) * dsign[2 * g.n] != key:        # its key is stale (an end was relabelled): re-key it
+            _heap_pop(heap, hsize, h); _heap_push(heap, hsize, h, sl + (h + 1) * dsign[2 * g.n], k)
+            continue
+        return sl, k
+    return 0, -1
+
+# %% ../nbs/matching.ipynb #c071s2
+@jit
+def _blossom_event(s, f):
+    "The least dual z of a top-level T-blossom on the heap, and the blossom; (0, -1) if none."
+    dualvar, dsign, bbase, bparent, label, heap, hsize = s.dualvar, s.dsign, s.bbase, s.bparent, f.label, f.heap, f.hsize
+    D = dsign[dsign.shape[0] - 1]
+    while hsize[2] > 0:
+        b = heap[5][0]; key = heap[4][0]
+        if bbase[b] < 0 or bparent[b] != -1 or label[b] != 2:
+            _heap_pop(heap, hsize, 2)
+            continue
+        z = dualvar[b] + dsign[b] * D
+        if z + D != key:
+            _heap_pop(heap, hsize, 2); _heap_push(heap, hsize, 2, z + D, b)
+            continue
+        return z, b
+    return 0, -1
+
+@jit
+def _least_vertex_dual(n, dualvar, dsign):
+    "The least vertex dual."
+    D = dsign[dsign.shape[0] - 1]
+    least = dualvar[0] + dsign[0] * D
+    for v in range(1, n):
+        least = min(least, dualvar[v] + dsign[v] * D)
+    return least
 
 # %% ../nbs/matching.ipynb #c072
 @jit
 def _choose_delta(g, s, f, maxcard):
     "The dual change of this step: (type 1-4, delta, edge of types 2-3, blossom of type 4), as Van Rantwijk's delta1-4."
-    n, ei, ej, w = g.n, g.ei, g.ej, g.w
-    dualvar, inblossom, bparent, bbase = s.dualvar, s.inblossom, s.bparent, s.bbase
-    label, bestedge = f.label, f.bestedge
     deltatype = -1; delta = 0; deltaedge = -1; deltablossom = -1
     if not maxcard:                                 # 1: a single vertex's dual reaches zero
-        deltatype = 1; delta = dualvar[:n].min()
-    for v in range(n):                              # 2: an edge from an S-vertex to a free vertex gets tight
-        if label[inblossom[v]] == 0 and bestedge[v] != -1:
-            d = _slack(bestedge[v], ei, ej, w, dualvar)
-            if deltatype == -1 or d < delta:
-                delta = d; deltatype = 2; deltaedge = bestedge[v]
-    for b in range(2 * n):                          # 3: an edge between two S-blossoms gets tight
-        if bparent[b] == -1 and label[b] == 1 and bestedge[b] != -1:
-            d = _slack(bestedge[b], ei, ej, w, dualvar) // 2
-            if deltatype == -1 or d < delta:
-                delta = d; deltatype = 3; deltaedge = bestedge[b]
-    for b in range(n, 2 * n):                       # 4: a T-blossom's dual reaches zero
-        if bbase[b] >= 0 and bparent[b] == -1 and label[b] == 2 and (deltatype == -1 or dualvar[b] < delta):
-            delta = dualvar[b]; deltatype = 4; deltablossom = b
+        deltatype = 1; delta = _least_vertex_dual(g.n, s.dualvar, s.dsign)
+    d, k = _edge_event(0, g, s, f)                  # 2: an edge from an S-vertex to a free vertex gets tight
+    if k != -1 and (deltatype == -1 or d < delta):
+        delta = d; deltatype = 2; deltaedge = k
+    d, k = _edge_event(1, g, s, f)                  # 3: an edge between two S-blossoms gets tight
+    if k != -1 and (deltatype == -1 or d // 2 < delta):
+        delta = d // 2; deltatype = 3; deltaedge = k
+    d, b = _blossom_event(s, f)                     # 4: a T-blossom's dual reaches zero
+    if b != -1 and (deltatype == -1 or d < delta):
+        delta = d; deltatype = 4; deltablossom = b
     if deltatype == -1:                             # nothing left to do (max-cardinality mode): stop
-        deltatype = 1; delta = max(0, dualvar[:n].min())
+        deltatype = 1; delta = max(0, _least_vertex_dual(g.n, s.dualvar, s.dsign))
     return deltatype, delta, deltaedge, deltablossom
 
 # %% ../nbs/matching.ipynb #c072s1
 @jit
 def _shift_duals(g, s, f, delta):
-    "Lower S-vertices and raise T-vertices by `delta`; raise S-blossoms and lower T-blossoms (top level) by it."
-    n, dualvar, inblossom, bparent, bbase, label = g.n, s.dualvar, s.inblossom, s.bparent, s.bbase, f.label
-    for v in range(n):
-        lv = label[inblossom[v]]
-        if lv == 1:
-            dualvar[v] -= delta
-        elif lv == 2:
-            dualvar[v] += delta
-    for b in range(n, 2 * n):
-        if bbase[b] >= 0 and bparent[b] == -1:
-            if label[b] == 1:
-                dualvar[b] += delta
-            elif label[b] == 2:
-                dualvar[b] -= delta
+    "Lower S-vertices and raise T-vertices by `delta`, raise S-blossoms and lower T-blossoms (top level): all at once, through the total."
+    s.dsign[2 * g.n] += delta
 
 # %% ../nbs/matching.ipynb #c072s2
 @jit
 def _dual_step(g, s, f, sc, maxcard):
-    "Change the duals by the smallest delta and act on what became tight; False if the stage is over (type 1)."
+    "Change the duals by the smallest delta and act on what became tight; False if the search is over (type 1)."
     deltatype, delta, deltaedge, deltablossom = _choose_delta(g, s, f, maxcard)
     _shift_duals(g, s, f, delta)
     if deltatype == 1:
@@ -681,12 +785,65 @@ def _dual_step(g, s, f, sc, maxcard):
 
 # %% ../nbs/matching.ipynb #c075
 @jit
-def _expand_zero_blossoms(g, s, f, sc):
-    "After an augmentation: expand every top-level S-blossom whose dual is zero (and its zero-dual sub-blossoms)."
-    bparent, bbase, dualvar, label = s.bparent, s.bbase, s.dualvar, f.label
-    for b in range(g.n, 2 * g.n):
-        if bparent[b] == -1 and bbase[b] >= 0 and label[b] == 1 and dualvar[b] == 0:
+def _tree_vertices(k, g, s, f, out):
+    "The vertices of the two trees that S-S edge `k` joins (their top-level blossoms labelled in either tree), written into `out`; their count."
+    inblossom, label, tree = s.inblossom, f.label, f.tree
+    ra = tree[inblossom[g.ei[k]]]; rb = tree[inblossom[g.ej[k]]]
+    c = 0
+    for v in range(g.n):
+        b = inblossom[v]
+        if label[b] != 0 and (tree[b] == ra or tree[b] == rb):
+            out[c] = v; c += 1
+    return c
+
+@jit
+def _unlabel_trees(nfreed, g, s, f, sc):
+    "Unlabel the freed vertices and every blossom around them (duals as they are), undoing top-level blossoms of zero dual."
+    freed, inblossom, dualvar, dsign = sc.freed, s.inblossom, s.dualvar, s.dsign
+    for i in range(nfreed):
+        _rebase(freed[i], 0, dualvar, dsign); _rebase(inblossom[freed[i]], 0, dualvar, dsign)
+    for i in range(nfreed):                         # zero dual: undone, as the original does at the end of a stage
+        b = inblossom[freed[i]]
+        if b >= g.n and dualvar[b] == 0:
             _expand_blossom(b, True, g, s, f, sc)
+    for i in range(nfreed):                         # sub-blossoms too: a T-blossom's expansion reads their labels
+        b = freed[i]
+        while b != -1:
+            f.label[b] = 0; f.labelend[b] = -1; b = s.bparent[b]
+
+# %% ../nbs/matching.ipynb #c075s1
+@jit
+def _clean_queue(f, inblossom):
+    "Keep the queued vertices that are still S-vertices."
+    queue, qlen, label = f.queue, f.qlen, f.label
+    c = 0
+    for i in range(qlen[0]):
+        if label[inblossom[queue[i]]] == 1:
+            queue[c] = queue[i]; c += 1
+    qlen[0] = c
+
+@jit
+def _rescan_freed(nfreed, g, s, f, sc):
+    "Edges of the freed vertices: tight marks dropped, those to S-vertices put on the heap, T-labels given through them taken back."
+    n, endpoint, nbptr, nbidx, allow, inblossom, label, labelend = g.n, g.endpoint, g.nbptr, g.nbidx, s.allow, s.inblossom, f.label, f.labelend
+    for i in range(nfreed):
+        v = sc.freed[i]
+        _offer_s_edges(v, g, s, f)
+        for idx in range(nbptr[v], nbptr[v + 1]):
+            p = nbidx[idx]; x = endpoint[p]; bx = inblossom[x]
+            allow[p >> 1] = False
+            if label[bx] == 2 and bx >= n and label[x] == 2 and labelend[x] >= 0 and endpoint[labelend[x]] == v:
+                label[x] = 0; labelend[x] = -1     # x, inside a T-blossom, was reached from v
+                _offer_s_edges(x, g, s, f)
+
+# %% ../nbs/matching.ipynb #c075s2
+@jit
+def _dissolve_trees(k, g, s, f, sc):
+    "After augmenting along S-S edge `k`: unlabel the two trees it joined, keep every other tree."
+    nfreed = _tree_vertices(k, g, s, f, sc.freed)
+    _unlabel_trees(nfreed, g, s, f, sc)
+    _clean_queue(f, s.inblossom)
+    _rescan_freed(nfreed, g, s, f, sc)
 
 # %% ../nbs/matching.ipynb #c079
 @jit
@@ -761,26 +918,24 @@ def _match_tight_edges(g, s, init_mate):
 # %% ../nbs/matching.ipynb #c083
 @jit
 def _blossom_matching(n, ei, ej, w, maxcard, njump, init_dual, init_mate):
-    "Van Rantwijk's O(n^3) weighted blossom algorithm on integer weights `w` of edges ei[k]-ej[k] (jump/warm start: see text)."
+    "Edmonds' weighted blossom algorithm after Van Rantwijk, trees kept across augmentations, on integer weights `w` of edges ei[k]-ej[k] (jump/warm start: see text)."
     g = _graph(n, ei, ej, w)
     s = _new_state(g); f = _new_forest(n); sc = _new_scratch(n)
     nmatched = 0
     if maxcard and (njump > 0 or init_dual.shape[0] == n):
         _feasible_start(g, s, njump, init_dual)
         nmatched = _match_tight_edges(g, s, init_mate)
-    for stage in range(n):                          # each stage augments the matching by one edge, or ends
-        if 2 * nmatched >= n - 1:
+    if 2 * nmatched < n - 1:
+        _start_stage(g, s, f, sc)                   # one tree per single vertex
+    while 2 * nmatched < n - 1:
+        k = _grow_forest(g, s, f, sc)
+        if k >= 0:                                  # two trees met: augmented; only those two are dissolved
+            nmatched += 1
+            _dissolve_trees(k, g, s, f, sc)
+        elif not _dual_step(g, s, f, sc, maxcard): # nothing can change any more
             break
-        _start_stage(g, s, f, sc)
-        augmented = False
-        while not augmented:
-            augmented = _grow_forest(g, s, f, sc)
-            if not augmented and not _dual_step(g, s, f, sc, maxcard):
-                break
-        if not augmented:
-            break
-        nmatched += 1
-        _expand_zero_blossoms(g, s, f, sc)
+    for x in range(2 * n):                          # the duals as they are
+        _rebase(x, 0, s.dualvar, s.dsign)
     mate, endpoint = s.mate, g.endpoint
     out = np.full(n, -1, np.int64)
     for v in range(n):
@@ -907,6 +1062,18 @@ def _ghost_violations(n, nvert, C, dualvar, bparent, pos, lo, hi, maxviol, vi, v
 
 # %% ../nbs/matching.ipynb #c093bs2
 @jit
+def _pair_violation(i, j, base, Z, metric, per_unit, C, dualvar, bparent, pos, lo, hi, Q, maxviol, vi, vj, nviol):
+    "The exact test of pair i < j (base = 4C - 2u_i - 2 z-_i): store it if violated; the new count."
+    if base - dualvar[j] <= 0:                                  # a violation needs 4 q < base - 2u_j
+        return nviol
+    q = _level(Z, i, j, metric, per_unit, Q)
+    if dualvar[i] + dualvar[j] - 4 * (C - q) + 2 * _shared_z(i, j, dualvar, bparent, pos, lo, hi) < 0:
+        if nviol < maxviol:
+            vi[nviol] = i; vj[nviol] = j
+        nviol += 1
+    return nviol
+
+@jit
 def _block_violations(S, i0, Z, metric, per_unit, C, dualvar, zneg, E, bparent, pos, lo, hi, Q, maxviol, vi, vj, nviol):
     "Violated pairs i < j among rows i0.. of raw block S (columns i0..), exact test where the distance bounds allow one."
     for r in range(S.shape[0]):
@@ -921,23 +1088,41 @@ def _block_violations(S, i0, Z, metric, per_unit, C, dualvar, zneg, E, bparent, 
                 d = ((t4 - 1) // 4 + 0.5) / per_unit * (1 + 1e-9)      # a violation needs a distance up to d
                 if S[r, c] > (_raw_ceiling(d, metric) + E[i] + E[j]) * (1 + 1e-9) or _lower(S[r, c], E[i] + E[j], metric) > d:
                     continue
-            q = _level(Z, i, j, metric, per_unit, Q)
-            if dualvar[i] + dualvar[j] - 4 * (C - q) + 2 * _shared_z(i, j, dualvar, bparent, pos, lo, hi) < 0:
-                if nviol < maxviol:
-                    vi[nviol] = i; vj[nviol] = j
-                nviol += 1
+            nviol = _pair_violation(i, j, base, Z, metric, per_unit, C, dualvar, bparent, pos, lo, hi, Q, maxviol, vi, vj, nviol)
+    return nviol
+
+# %% ../nbs/matching.ipynb #c093bs2b
+@jit
+def _screen_violations(G, i0, scale, sq, E32, Z, metric, per_unit, C, dualvar, zneg, bparent, pos, lo, hi, Q, maxviol, vi, vj, nviol):
+    "Violated pairs i < j among rows i0.. of the float32 Gram block G (columns i0..): a screen with a proven bound, then the exact test."
+    n = sq.shape[0]
+    inv = (1 + 1e-9) / (4 * per_unit) if per_unit > 0 else np.inf  # 4 q < t4 needs a distance below (t4 + 1) * inv
+    for r in range(G.shape[0]):
+        i = i0 + r
+        base = 4 * C - dualvar[i] - 2 * zneg[i]
+        for j in range(i + 1, n):
+            t4 = base - dualvar[j]
+            if t4 > 0 and sq[i] + sq[j] - 2.0 * G[r, j - i0] <= (_raw_ceiling((t4 + 1) * inv, metric) * scale + E32[i] + E32[j]) * (1 + 1e-6):
+                nviol = _pair_violation(i, j, base, Z, metric, per_unit, C, dualvar, bparent, pos, lo, hi, Q, maxviol, vi, vj, nviol)
     return nviol
 
 # %% ../nbs/matching.ipynb #c093bs3
 def _check_duals_blocked(P, per_unit: float, C: int, nvert: int, dualvar, bparent, maxviol: int, vi, vj, Q) -> int:
     "What `_check_duals` returns for the prepared points P (the stored pairs in another order), from BLAS blocks."
-    n = len(P.X); E = raw_bounds(P)
+    n = len(P.X)
     order, pos, lo, hi = _blossom_intervals(nvert, bparent)
     zneg = _negative_z(n, dualvar, bparent)
     nviol = _ghost_violations(n, nvert, C, dualvar, bparent, pos, lo, hi, maxviol, vi, vj)
+    if not _single_ok(P):
+        E = raw_bounds(P)
+        for i0, i1 in _blocks(P):
+            nviol = _block_violations(raw_block(P, P, i0, i1, i0, n), i0, P.X, P.code, per_unit, C, dualvar, zneg,
+                                      E, bparent, pos, lo, hi, Q, maxviol, vi, vj, nviol)
+        return nviol
+    X32, sq, E32, scale = _single_precision(P)
     for i0, i1 in _blocks(P):
-        nviol = _block_violations(raw_block(P, P, i0, i1, i0, n), i0, P.X, P.code, per_unit, C, dualvar, zneg,
-                                  E, bparent, pos, lo, hi, Q, maxviol, vi, vj, nviol)
+        nviol = _screen_violations(X32[i0:i1] @ X32[i0:].T, i0, scale, sq, E32, P.X, P.code, per_unit, C,
+                                   dualvar, zneg, bparent, pos, lo, hi, Q, maxviol, vi, vj, nviol)
     return nviol
 
 # %% ../nbs/matching.ipynb #c094

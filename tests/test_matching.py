@@ -158,6 +158,36 @@ def test_blocked_certificate_counts_the_same_violations(monkeypatch, metric, n):
     assert na > 0
 
 
+@pytest.mark.parametrize("metric", POINT_METRICS)
+@pytest.mark.parametrize("factor", [1.0, 1e-170, 1e200])
+def test_single_precision_screen_is_exact_at_the_boundary(monkeypatch, metric, factor):
+    """Duals that make a random pairing tight (every other pair's slack 4 q_ij - 2 q_i - 2 q_j, with ties), each
+    moved by -1, 0 or +1: the single-precision screen of _check_duals_blocked finds exactly the pairs of _check_duals,
+    those with slack -1 included, at any scale of the points."""
+    n = 240
+    rng = np.random.default_rng(POINT_METRICS.index(metric))
+    P = _blocked_inputs(metric, factor, n=n, seed=3)
+    _rows_per_block(monkeypatch, 17, P)
+    scale = 2 ** 30 / _max_distance(P.X, P.code)
+    C = 2 ** 30 + 1
+    pair = rng.permutation(n).reshape(-1, 2)
+    dv = np.zeros(2 * n, np.int64)
+    for a, b in pair:
+        q = mm._level(P.X, a, b, P.code, scale, NOQ)
+        dv[a] = dv[b] = 2 * (C - q)
+    dv[:n] += rng.integers(-1, 2, size=n)
+    bparent = np.full(2 * n, -1, np.int64)
+    cap = n * n
+    a = np.empty(cap, np.int64), np.empty(cap, np.int64)
+    b = np.empty(cap, np.int64), np.empty(cap, np.int64)
+    na = _check_duals(P.X, P.code, scale, C, n, dv, bparent, cap, *a, NOQ)
+    nb = _check_duals_blocked(P, scale, C, n, dv, bparent, cap, *b, NOQ)
+    assert na == nb > 0
+    assert set(zip(a[0][:na].tolist(), a[1][:na].tolist())) == set(zip(b[0][:nb].tolist(), b[1][:nb].tolist()))
+    slack = lambda i, j: dv[i] + dv[j] - 4 * (C - mm._level(P.X, i, j, P.code, scale, NOQ))
+    assert any(slack(i, j) == -1 for i, j in zip(a[0][:na], a[1][:na]))
+
+
 # ---------------------------------------------------------------- distance levels: the exact kernel, rounded
 @pytest.mark.parametrize("metric", POINT_METRICS)
 def test_levels_are_the_exact_kernels_distances_rounded(metric):
