@@ -514,6 +514,58 @@ def test_wmd_knn_on_topical_documents_equals_brute_force(metric):
     np.testing.assert_array_equal(dist, ref_d)
 
 
+
+def topical_corpus(rng, V, topics, n, dim):
+    "Documents drawn from a few topics (many near neighbours), with repeated and proportional rows, and their word vectors (V, dim)."
+    E = normalize_rows(rng.normal(size=(V, dim)) + 2.5 * np.repeat(rng.normal(size=(topics, dim)), V // topics, axis=0))
+    rows = []
+    for i in range(n):
+        t = rng.integers(topics); pool_words = np.arange(t * V // topics, (t + 1) * V // topics)
+        words = np.concatenate([rng.choice(pool_words, rng.integers(1, 40), replace=False), rng.choice(V, 2, replace=False)])
+        row = np.zeros(V); np.add.at(row, words, rng.integers(1, 4, len(words))); rows.append(row)
+    X = sp.csr_matrix(np.array(rows))
+    return sp.vstack([X, X[:6], X[30:33] * 2]).tocsr(), E
+
+
+@pytest.mark.parametrize("metric", ["euclidean", "sqeuclidean", "cityblock"])
+@pytest.mark.parametrize("dim", [2, 5, 30])
+def test_wmd_knn_with_loose_and_tight_bounds_equals_brute_force(metric, dim):
+    "Low-dimensional vectors (loose bounds: many solves stop at the cut or are pruned by the reduced ICT) and higher ones, duplicates and proportional rows (ties at distance 0), k up to every reference: the lists of the full distance matrix."
+    rng = np.random.default_rng(40 + dim)
+    X, E = topical_corpus(rng, 300, 6, 150, dim)
+    P = wmd_pairwise(X[:20], X, E, metric=metric)
+    for k in (1, 19, X.shape[0]):
+        dist, idx = wmd_knn(X[:20], X, E, k, metric=metric)
+        ref_d, ref_i = brute_knn(P, k)
+        np.testing.assert_array_equal(idx, ref_i)
+        np.testing.assert_array_equal(dist, ref_d)
+    dist, idx = wmd_knn(X[:20], X, E, X.shape[0] - 1, metric=metric, exclude_self=True)   # k = nr - 1: every other row
+    ref_d, ref_i = brute_knn(P[:, :], X.shape[0] - 1, exclude_self=True)
+    np.testing.assert_array_equal(idx, ref_i)
+    np.testing.assert_array_equal(dist, ref_d)
+
+
+def test_bound_costs_never_exceed_the_costs():
+    "The float32 costs of the bounds are at most the float64 ones, also for zeros, subnormal, tiny, huge and negative values, and within 1e-6 of them."
+    from embeval_nb.wmd import _bound_costs
+    rng = np.random.default_rng(41)
+    DT = np.concatenate([rng.random((50, 7)) * 10.0 ** rng.integers(-40, 40, (50, 1)),
+                         np.array([[0.0, 5e-324, 1e-310, 2.0 ** -100, 2.0 ** -101, 1e38, 3e38]]),
+                         -rng.random((3, 7))])
+    D = _bound_costs(DT)
+    assert D.dtype == np.float32 and np.all(D.astype(np.float64) <= DT)
+    normal = (DT >= 1e-30) & (DT <= 1e38)
+    assert np.all(D[normal] >= DT[normal] * (1 - 1e-6))
+
+
+def test_wmd_knn_solves_fewer_problems_on_topical_documents():
+    "The bounds do their work: on documents with near neighbours far fewer exact problems are solved than there are pairs."
+    rng = np.random.default_rng(42)
+    X, E = topical_corpus(rng, 400, 8, 300, 8)
+    dist, idx, stats = wmd_knn(X[:20], X, E, 5, return_stats=True)
+    assert stats["pairs"] == 20 * X.shape[0] and stats["exact"] < 0.4 * stats["pairs"]
+
+
 # --- shared searches, restricted searches, low-dimensional vectors ------------------------------------------
 
 def test_input_checks_name_the_argument():
