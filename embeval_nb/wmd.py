@@ -792,23 +792,21 @@ def _potential_bound(D, qa, u, g, known, r_ind, r_w, mins):
 
 # %% ../nbs/wmd_impl.ipynb #c035bs1
 @jit
-def _reduced_costs_t(C, g):
-    "(u' (n1,), R^T (n2, n1)): the row transform u'_i = min_j (C_ij - g_j) of a column shift g (n2,) and the reduced costs C - u' - g >= 0, transposed."
-    n1, n2 = C.shape
-    u = np.empty(n1); RT = np.empty((n2, n1))
-    for i in range(n1):
-        m = np.inf; row = C[i]
-        for j in range(n2):
-            x = row[j] - g[j]; m = x if x < m else m
-        u[i] = m
+def _reduced_costs_t(CT, g):
+    "(u' (n1,), R^T (n2, n1)) from the costs CT (n2, n1) given transposed: the row transform u'_i = min_j (C_ij - g_j) of a column shift g (n2,) and the reduced costs C - u' - g >= 0, transposed."
+    n2, n1 = CT.shape
+    u = np.full(n1, np.inf); RT = np.empty((n2, n1))
+    for j in range(n2):                  # elementwise over i: the loops vectorise
+        for i in range(n1):
+            x = CT[j, i] - g[j]; u[i] = x if x < u[i] else u[i]
     for j in range(n2):
-        for i in range(n1): RT[j, i] = C[i, j] - g[j] - u[i]
+        for i in range(n1): RT[j, i] = CT[j, i] - g[j] - u[i]
     return u, RT
 
 @jit
-def _reduced_ict_bound(C, a, b, g, cut):
-    "a.u' + b.g + ICT of the reduced costs (see `_reduced_costs_t`), targets filling first, then (unless that already exceeds cut) sources: a lower bound of OT(a, b; C) for any g (n2,)."
-    u, RT = _reduced_costs_t(C, g)
+def _reduced_ict_bound(CT, a, b, g, cut):
+    "a.u' + b.g + ICT of the reduced costs (see `_reduced_costs_t`; costs CT (n2, n1) given transposed), targets filling first, then (unless that already exceeds cut) sources: a lower bound of OT(a, b; C) for any g (n2,)."
+    u, RT = _reduced_costs_t(CT, g)
     base = 0.0
     for i in range(u.shape[0]): base += a[i] * u[i]
     for j in range(g.shape[0]): base += b[j] * g[j]
@@ -829,17 +827,18 @@ def _pool_touch(state, j):
     state[1] += 1; state[2 + j] = state[1]
 
 @jit
-def _pool_add(pool, C, cols, v, qa):
-    "Store u_a = min_t (C[a, cols[t]] - v_t), the query side of the optimal dual (column potentials v) of a solved pair (C (n1, n2) its costs before reduction, qa the query weights), in a free entry or the least recently used one."
+def _pool_add(pool, CT, cols, v, qa):
+    "Store u_a = min_t (C[a, cols[t]] - v_t), the query side of the optimal dual (column potentials v) of a solved pair (CT (n2, n1) its costs before reduction, transposed; qa the query weights), in a free entry or the least recently used one."
     U, _, known, QU, state = pool
     j = state[0]
     if j == _POOL: j = np.argmin(state[2:])
     else: state[0] += 1
+    u = U[j]; u[:] = np.inf
+    for t in range(cols.shape[0]):
+        for a in range(u.shape[0]):
+            x = CT[cols[t], a] - v[t]; u[a] = x if x < u[a] else u[a]
     total = 0.0
-    for a in range(C.shape[0]):
-        m = np.inf
-        for t in range(cols.shape[0]): m = min(m, C[a, cols[t]] - v[t])
-        U[j, a] = m; total += qa[a] * m
+    for a in range(u.shape[0]): total += qa[a] * u[a]
     QU[j] = total; known[j] = False; _pool_touch(state, j)
 
 # %% ../nbs/wmd_impl.ipynb #c035bs3
@@ -870,17 +869,24 @@ def _pool_bound(D, qa, pool, r_ind, r_w, cut, mins):
 
 # %% ../nbs/wmd_impl.ipynb #c036
 @jit
-def _prune_or_solve(C, query, r_ind, r_w, g, cut, metric, pool):
-    "WMD of the query (qw, qa) and the document (r_ind, r_w) with costs C (n1, len(r_ind)), or a lower bound above cut (reduced ICT with column shift g, or the solver's dual bound): (value, solved); a finished solve's potentials go to the pool."
+def _gather_rows(DT, r_ind):
+    "The pair costs between the query and one document, transposed (len(r_ind), n1): rows of DT (V, n1) copied whole."
+    CT = np.empty((r_ind.shape[0], DT.shape[1]))
+    for b in range(r_ind.shape[0]): CT[b] = DT[r_ind[b]]
+    return CT
+
+@jit
+def _prune_or_solve(CT, query, r_ind, r_w, g, cut, metric, pool):
+    "WMD of the query (qw, qa) and the document (r_ind, r_w) with costs CT (len(r_ind), n1) given transposed, or a lower bound above cut (reduced ICT with column shift g[r_ind], or the solver's dual bound): (value, solved); a finished solve's potentials go to the pool."
     qw, qa = query
     rows, cols, ar, br = _shared_mass(qw, qa, r_ind, r_w, metric != 1)
     if ar.shape[0] == 0 or br.shape[0] == 0: return 0.0, False
-    Cr = _sub_costs(C, rows, cols)
-    bound = _reduced_ict_bound(Cr, ar, br, g[r_ind[cols]], cut)
+    CrT = _sub_costs(CT, cols, rows)
+    bound = _reduced_ict_bound(CrT, ar, br, g[r_ind[cols]], cut)
     if bound > cut: return bound, False
-    duals = np.empty(Cr.shape[0] + Cr.shape[1])
-    dist = _emd(ar, br, Cr, np.empty((0, 0)), cut, duals)
-    if not np.isnan(duals[0]): _pool_add(pool, C, cols, duals[Cr.shape[0]:], qa)
+    duals = np.empty(CrT.shape[0] + CrT.shape[1])
+    dist = _emd(ar, br, np.ascontiguousarray(CrT.T), np.empty((0, 0)), cut, duals)   # the same costs as brute force solves
+    if not np.isnan(duals[0]): _pool_add(pool, CT, cols, duals[CrT.shape[1]:], qa)
     return dist, True
 
 @jit
@@ -900,7 +906,7 @@ def _knn_query(DT, query, refs, centroids, metric, k, exclude, out):
         r_ind = indices[indptr[r]:indptr[r + 1]]; r_w = data[indptr[r]:indptr[r + 1]]
         bound, slot = _pool_bound(D, qa, pool, r_ind, r_w, cut, mins)
         if bound > cut: continue
-        dist, solved = _prune_or_solve(_gather_costs(DT, r_ind), (qw, qa), r_ind, r_w, pool[1][slot] if slot >= 0 else zero,
+        dist, solved = _prune_or_solve(_gather_rows(DT, r_ind), (qw, qa), r_ind, r_w, pool[1][slot] if slot >= 0 else zero,
                                        cut, metric, pool)
         if solved: n_exact += 1
         if dist <= cut: _topk_insert(out_d, out_i, dist, r)   # the package's one top-list kernel: ties to the smaller index

@@ -450,13 +450,13 @@ def test_potential_bounds_are_lower_bounds_and_tight_at_pots_duals():
         rwmd2 = rb @ C.min(axis=0)                               # u = 0: at least RWMD_2
         assert _potential_bound(DT, qa, np.zeros(len(qw)), np.empty(V), np.zeros(V, bool), rw, rb, mins) >= rwmd2 - 1e-12
         for g in (np.zeros(len(rw)), rng.normal(size=len(rw)), -log["v"], log["v"]):
-            assert _reduced_ict_bound(C, qa, rb, g, np.inf) <= exact + 1e-12
-        np.testing.assert_allclose(_reduced_ict_bound(C, qa, rb, log["v"], np.inf), exact, rtol=1e-9, atol=1e-12)  # optimal: tight
+            assert _reduced_ict_bound(C.T.copy(), qa, rb, g, np.inf) <= exact + 1e-12
+        np.testing.assert_allclose(_reduced_ict_bound(C.T.copy(), qa, rb, log["v"], np.inf), exact, rtol=1e-9, atol=1e-12)  # optimal: tight
         plain = max(_ict_bound(C, qa, rb), _ict_bound(np.ascontiguousarray(C.T), rb, qa))
-        assert _reduced_ict_bound(C, qa, rb, np.zeros(len(rw)), np.inf) >= _ict_bound(C, qa, rb) - 1e-12 and plain <= exact + 1e-12
+        assert _reduced_ict_bound(C.T.copy(), qa, rb, np.zeros(len(rw)), np.inf) >= _ict_bound(C, qa, rb) - 1e-12 and plain <= exact + 1e-12
         pool = _new_pool(V, len(qw))                             # the pool: empty, then the pair's own potentials
         assert _pool_bound(D, qa, pool, rw, rb, np.inf, mins) == (-np.inf, -1)
-        _pool_add(pool, C, np.arange(len(rw)), log["v"], qa)
+        _pool_add(pool, C.T.copy(), np.arange(len(rw)), log["v"], qa)
         bound, slot = _pool_bound(DT, qa, pool, rw, rb, np.inf, mins)
         assert slot == 0 and bound <= exact + 1e-12
         np.testing.assert_allclose(bound, exact, rtol=1e-9, atol=1e-12)
@@ -472,7 +472,7 @@ def test_pool_replaces_the_least_recently_useful_potentials_and_stops_at_the_cut
     pool = _new_pool(V, n1)
     for s in range(_POOL):                                       # potentials u = (s, 0, 0) fill the free entries in order
         C = np.zeros((n1, 1)); C[0, 0] = s
-        _pool_add(pool, C, np.array([0]), np.zeros(1), qa)
+        _pool_add(pool, C.T.copy(), np.array([0]), np.zeros(1), qa)
     U, G, known, QU, state = pool
     assert state[0] == _POOL and list(U[:, 0]) == list(range(_POOL))
     np.testing.assert_allclose(QU, U @ qa)                       # each entry's value qa.u
@@ -482,7 +482,7 @@ def test_pool_replaces_the_least_recently_useful_potentials_and_stops_at_the_cut
     expected = [s for s in range(_POOL) if s != slot][:3]       # the entry that pruned is kept; the oldest others go
     for s in range(3):
         C = np.zeros((n1, 1)); C[0, 0] = 100 + s
-        _pool_add(pool, C, np.array([0]), np.zeros(1), qa)
+        _pool_add(pool, C.T.copy(), np.array([0]), np.zeros(1), qa)
     assert sorted(np.flatnonzero(U[:, 0] >= 100)) == expected and U[slot, 0] == slot
     full = [_pool_bound(DT, qa, pool, rw, rb, np.inf, np.empty(n1))[0]]
     from embeval_nb.wmd import _potential_bound
