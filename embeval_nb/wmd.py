@@ -731,6 +731,20 @@ def _row_min(row, n):
     return m
 
 @jit
+def _shifted_min(row, u):
+    "min_a (row[a] - u[a]) over a < len(u), in float64: eight running minima, so that the loop does not wait on one."
+    n = u.shape[0]; n8 = n - n % 8
+    m0 = m1 = m2 = m3 = m4 = m5 = m6 = m7 = np.inf
+    for a in range(0, n8, 8):
+        x0 = row[a] - u[a]; x1 = row[a + 1] - u[a + 1]; x2 = row[a + 2] - u[a + 2]; x3 = row[a + 3] - u[a + 3]
+        x4 = row[a + 4] - u[a + 4]; x5 = row[a + 5] - u[a + 5]; x6 = row[a + 6] - u[a + 6]; x7 = row[a + 7] - u[a + 7]
+        m0 = x0 if x0 < m0 else m0; m1 = x1 if x1 < m1 else m1; m2 = x2 if x2 < m2 else m2; m3 = x3 if x3 < m3 else m3
+        m4 = x4 if x4 < m4 else m4; m5 = x5 if x5 < m5 else m5; m6 = x6 if x6 < m6 else m6; m7 = x7 if x7 < m7 else m7
+    for a in range(n8, n):
+        x0 = row[a] - u[a]; m0 = x0 if x0 < m0 else m0
+    return min(min(min(m0, m1), min(m2, m3)), min(min(m4, m5), min(m6, m7)))
+
+@jit
 def _min_into(mins, row, shift):
     "mins[a] = min(mins[a], row[a] - shift) for every a (a select, so that the loop vectorises)."
     for a in range(mins.shape[0]):
@@ -767,11 +781,7 @@ _POOL = 8        # query potentials a search keeps (those that pruned most recen
 def _fill_transform(D, u, g, known, r_ind):
     "g_w = min_a (D_wa - u_a) for the words r_ind not yet `known` (V,): the transform of query potentials u (n1,) on cost bounds D (V, n1)."
     for w in r_ind:
-        if not known[w]:
-            m = np.inf; row = D[w]
-            for a in range(u.shape[0]):
-                x = row[a] - u[a]; m = x if x < m else m
-            g[w] = m; known[w] = True
+        if not known[w]: g[w] = _shifted_min(D[w], u); known[w] = True
 
 @jit
 def _query_side(D, qa, g, r_ind, mins):
