@@ -886,13 +886,13 @@ def _gather_rows(DT, r_ind):
     return CT
 
 @jit
-def _prune_or_solve(CT, query, r_ind, r_w, g, cut, metric, pool):
-    "WMD of the query (qw, qa) and the document (r_ind, r_w) with costs CT (len(r_ind), n1) given transposed, or a lower bound above cut (reduced ICT with column shift g[r_ind], or the solver's dual bound): (value, solved); a finished solve's potentials go to the pool."
+def _prune_or_solve(CT, query, r_ind, r_w, g_r, cut, metric, pool):
+    "WMD of the query (qw, qa) and the document (r_ind, r_w) with costs CT (len(r_ind), n1) given transposed, or a lower bound above cut (reduced ICT with the column shift g_r (len(r_ind),), or the solver's dual bound): (value, solved); a finished solve's potentials go to the pool."
     qw, qa = query
     rows, cols, ar, br = _shared_mass(qw, qa, r_ind, r_w, metric != 1)
     if ar.shape[0] == 0 or br.shape[0] == 0: return 0.0, False
     CrT = _sub_costs(CT, cols, rows)
-    bound = _reduced_ict_bound(CrT, ar, br, g[r_ind[cols]], cut)
+    bound = _reduced_ict_bound(CrT, ar, br, g_r[cols], cut)
     if bound > cut: return bound, False
     duals = np.empty(CrT.shape[0] + CrT.shape[1])
     dist = _emd(ar, br, np.ascontiguousarray(CrT.T), np.empty((0, 0)), cut, duals)   # the same costs as brute force solves
@@ -901,23 +901,23 @@ def _prune_or_solve(CT, query, r_ind, r_w, g, cut, metric, pool):
 
 @jit
 def _knn_query(DT, query, refs, centroids, metric, k, exclude, out):
-    "Exact k nearest references of one query by prefetch and prune into out = (dist (k,), idx (k,)) (costs DT (V, n1), the rest as in `_lower_bounds`): the number of exact WMDs computed."
-    qw, qa, _ = query; indptr, indices, data = refs; out_d, out_i = out
+    "Exact k nearest references of one query by prefetch and prune into out = (dist (k,), idx (k,)): costs DT (V', n1) of the V' words the references use, refs = (indptr, indices, data, each word's row of DT aligned with indices), the rest as in `_lower_bounds`; the number of exact WMDs computed."
+    qw, qa, _ = query; indptr, indices, data, local = refs; out_d, out_i = out
     D = _bound_costs(DT)
-    lb = _lower_bounds(D, query, refs, centroids, metric)
+    lb = _lower_bounds(D, query, (indptr, local, data), centroids, metric)
     order = np.argsort(lb, kind="mergesort")
     out_d[:] = np.inf; out_i[:] = np.iinfo(np.int64).max
-    pool = _new_pool(DT.shape[0], DT.shape[1]); mins = np.empty(DT.shape[1]); zero = np.zeros(DT.shape[0])
+    pool = _new_pool(DT.shape[0], DT.shape[1]); mins = np.empty(DT.shape[1])
     n_exact = 0
     for r in order:
         if r == exclude: continue
         kth = out_d[k - 1]; cut = kth + 1e-10 * abs(kth) + 1e-14
         if lb[r] > cut: break
-        r_ind = indices[indptr[r]:indptr[r + 1]]; r_w = data[indptr[r]:indptr[r + 1]]
-        bound, slot = _pool_bound(D, qa, pool, r_ind, r_w, cut, mins)
+        s, t = indptr[r], indptr[r + 1]; r_loc = local[s:t]
+        bound, slot = _pool_bound(D, qa, pool, r_loc, data[s:t], cut, mins)
         if bound > cut: continue
-        dist, solved = _prune_or_solve(_gather_rows(DT, r_ind), (qw, qa), r_ind, r_w, pool[1][slot] if slot >= 0 else zero,
-                                       cut, metric, pool)
+        g_r = pool[1][slot][r_loc] if slot >= 0 else np.zeros(t - s)
+        dist, solved = _prune_or_solve(_gather_rows(DT, r_loc), (qw, qa), indices[s:t], data[s:t], g_r, cut, metric, pool)
         if solved: n_exact += 1
         if dist <= cut: _topk_insert(out_d, out_i, dist, r)   # the package's one top-list kernel: ties to the smaller index
     return n_exact
@@ -929,15 +929,21 @@ def _prepare(Xq, Xr, E, metric):
     Xq = _l1_rows(as_document_weights(Xq, "Xq", E.shape[0])); Xr = _l1_rows(as_document_weights(Xr, "Xr", E.shape[0]))
     return Xq, Xr, E, np.ascontiguousarray(Xr @ E), code, k
 
-def _knn_chunk(rows, Xq, Xr, E, Cr, code, k, exclude_self):
-    "Exact k nearest references for the query rows `rows`: (dist, idx, n_exact)."
+def _used_words(Xr) -> tuple[np.ndarray, np.ndarray]:
+    "(used, local): the words the references use, ascending, and the position in `used` of each entry of Xr.indices."
+    used = np.flatnonzero(np.bincount(Xr.indices, minlength=Xr.shape[1]))
+    return used, np.searchsorted(used, Xr.indices).astype(np.int64)
+
+def _knn_chunk(rows, Xq, Xr, E, Cr, code, k, exclude_self, words):
+    "Exact k nearest references for the query rows `rows` (words: `_used_words(Xr)`): (dist, idx, n_exact)."
     dist = np.empty((len(rows), k)); idx = np.empty((len(rows), k), dtype=np.int64); n_exact = 0
     ind, ptr, dat = Xr.indices.astype(np.int64), Xr.indptr.astype(np.int64), Xr.data
+    used, local = words                  # costs only from the words the references use
     for a, q in enumerate(rows):
         qw = Xq.indices[Xq.indptr[q]:Xq.indptr[q + 1]].astype(np.int64); qa = Xq.data[Xq.indptr[q]:Xq.indptr[q + 1]].copy()
-        DT = _query_costs(E, qw, code)
-        qc = qa @ E[qw]
-        n_exact += _knn_query(DT, (qw, qa, qc), (ptr, ind, dat), Cr, code, k, q if exclude_self else -1, (dist[a], idx[a]))
+        DT = _distance_rows(E, used, E, qw, code)        # rows `used` of `_query_costs`: the same bits
+        n_exact += _knn_query(DT, (qw, qa, qa @ E[qw]), (ptr, ind, dat, local), Cr, code, k, q if exclude_self else -1,
+                              (dist[a], idx[a]))
     return dist, idx, n_exact
 
 def _chunks(n: int, n_jobs: int, chunk_size: int | None) -> list[np.ndarray]:
@@ -984,7 +990,7 @@ def wmd_knn(Xq,                              # (nq, V) query weights, sparse or 
     avail = Xr.shape[0] - (1 if exclude_self else 0)
     if not 1 <= k <= avail: raise ValueError(f"k must be in 1..{avail} (number of reference documents), got {k}")
     chunks = _chunks(Xq.shape[0], n_jobs if n_jobs > 0 else 8, chunk_size)
-    work = partial(_knn_chunk, Xq=Xq, Xr=Xr, E=E, Cr=Cr, code=code, k=k, exclude_self=exclude_self)
+    work = partial(_knn_chunk, Xq=Xq, Xr=Xr, E=E, Cr=Cr, code=code, k=k, exclude_self=exclude_self, words=_used_words(Xr))
     parts = parallel_map(work, chunks, n_jobs=n_jobs, backend=backend, desc="wmd_knn")
     dist = np.concatenate([p[0] for p in parts]) if parts else np.empty((0, k))
     idx = np.concatenate([p[1] for p in parts]) if parts else np.empty((0, k), dtype=np.int64)
