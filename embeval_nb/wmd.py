@@ -711,126 +711,215 @@ def _pairwise_query(DT, qw, qa, indptr, indices, data, metric_cost, out):
 
 # %% ../nbs/wmd_impl.ipynb #c035
 @jit
-def _lower_bounds(DT, query, refs, centroids, metric):
-    "max(RWMD_1, RWMD_2, WCD) from one query (costs DT (V, n1), query = (word ids, weights, centroid)) to every reference row of refs = (indptr, indices, data), (nr,)."
+def _bound_costs(DT):
+    "A float32 copy (V, n1) of the costs DT rounded down (every entry <= its float64 value): half the memory traffic for the bounds."
+    D = np.empty(DT.shape, np.float32)
+    for w in range(DT.shape[0]):
+        src = DT[w]; dst = D[w]
+        for a in range(DT.shape[1]):
+            x = src[a]                   # x (1 - 2**-22) is below x by more than float32's half step: rounding cannot pass x
+            y = x * (1.0 - 2.0 ** -22) if x >= 2.0 ** -100 else (0.0 if x >= 0.0 else -1e38)
+            dst[a] = np.float32(min(y, 1e38))
+    return D
+
+@jit
+def _row_min(row, n):
+    "min of row[:n] (a select, not `min`, so that the loop vectorises)."
+    m = row[0]
+    for a in range(1, n):
+        x = row[a]; m = x if x < m else m
+    return m
+
+@jit
+def _shifted_min(row, u):
+    "min_a (row[a] - u[a]) over a < len(u), in float64: eight running minima, so that the loop does not wait on one."
+    n = u.shape[0]; n8 = n - n % 8
+    m0 = m1 = m2 = m3 = m4 = m5 = m6 = m7 = np.inf
+    for a in range(0, n8, 8):
+        x0 = row[a] - u[a]; x1 = row[a + 1] - u[a + 1]; x2 = row[a + 2] - u[a + 2]; x3 = row[a + 3] - u[a + 3]
+        x4 = row[a + 4] - u[a + 4]; x5 = row[a + 5] - u[a + 5]; x6 = row[a + 6] - u[a + 6]; x7 = row[a + 7] - u[a + 7]
+        m0 = x0 if x0 < m0 else m0; m1 = x1 if x1 < m1 else m1; m2 = x2 if x2 < m2 else m2; m3 = x3 if x3 < m3 else m3
+        m4 = x4 if x4 < m4 else m4; m5 = x5 if x5 < m5 else m5; m6 = x6 if x6 < m6 else m6; m7 = x7 if x7 < m7 else m7
+    for a in range(n8, n):
+        x0 = row[a] - u[a]; m0 = x0 if x0 < m0 else m0
+    return min(min(min(m0, m1), min(m2, m3)), min(min(m4, m5), min(m6, m7)))
+
+@jit
+def _min_into(mins, row, shift):
+    "mins[a] = min(mins[a], row[a] - shift) for every a (a select, so that the loop vectorises)."
+    for a in range(mins.shape[0]):
+        x = row[a] - shift; mins[a] = x if x < mins[a] else mins[a]
+
+# %% ../nbs/wmd_impl.ipynb #c035s1
+@jit
+def _lower_bounds(D, query, refs, centroids, metric):
+    "max(RWMD_1, RWMD_2, WCD) from one query (cost bounds D (V, n1) from `_bound_costs`, query = (word ids, weights, centroid)) to every reference row of refs = (indptr, indices, data), (nr,)."
     _, qa, qc = query; indptr, indices, data = refs
-    V, n1 = DT.shape
-    minq = np.empty(V)                   # min over query words, per vocabulary word
-    for w in range(V):
-        m = np.inf
-        for a in range(n1):
-            if DT[w, a] < m: m = DT[w, a]
-        minq[w] = m
-    nr = indptr.shape[0] - 1
-    lb = np.empty(nr); mins = np.empty(n1)
-    for r in range(nr):
+    n1 = D.shape[1]
+    minq = np.empty(D.shape[0])          # min over query words, per vocabulary word
+    for w in range(D.shape[0]): minq[w] = _row_min(D[w], n1)
+    lb = np.empty(indptr.shape[0] - 1); mins = np.empty(n1, np.float32)
+    for r in range(lb.shape[0]):
         s, t = indptr[r], indptr[r + 1]
         r2 = 0.0
         for p in range(s, t): r2 += data[p] * minq[indices[p]]
         mins[:] = np.inf
-        for p in range(s, t):
-            w = indices[p]
-            for a in range(n1): mins[a] = min(mins[a], DT[w, a])
+        for p in range(s, t): _min_into(mins, D[indices[p]], np.float32(0.0))
         r1 = 0.0
         for a in range(n1): r1 += qa[a] * mins[a]
         wcd = 0.0
         for c in range(qc.shape[0]):
             u = qc[c] - centroids[r, c]
             wcd += abs(u) if metric == 2 else u * u
-        if metric == 0: wcd = math.sqrt(wcd)
-        lb[r] = max(r1, r2, wcd)
+        lb[r] = max(r1, r2, math.sqrt(wcd) if metric == 0 else wcd)
     return lb
 
 # %% ../nbs/wmd_impl.ipynb #c035b
-_POOL = 8        # query potentials a search keeps (the newest)
+_POOL = 8        # query potentials a search keeps (those that pruned most recently)
 
 @jit
-def _potential_bound(DT, qa, u, g, known, r_ind, r_w, mins):
-    "Lower bound of WMD between the query (costs DT (V, n1), weights qa) and the document (word ids r_ind, weights r_w) from query potentials u (n1,): b.g + sum_a qa_a min_w (D_wa - g_w) with g_w = min_a (D_wa - u_a), cached in g (V,) where known (V,)."
-    mins[:] = np.inf; total = 0.0
-    for p in range(r_ind.shape[0]):
-        w = r_ind[p]
-        if not known[w]:
-            m = np.inf
-            for a in range(u.shape[0]): m = min(m, DT[w, a] - u[a])
-            g[w] = m; known[w] = True
-        gw = g[w]; total += r_w[p] * gw
-        for a in range(mins.shape[0]): mins[a] = min(mins[a], DT[w, a] - gw)
+def _fill_transform(D, u, g, known, r_ind):
+    "g_w = min_a (D_wa - u_a) for the words r_ind not yet `known` (V,): the transform of query potentials u (n1,) on cost bounds D (V, n1)."
+    for w in r_ind:
+        if not known[w]: g[w] = _shifted_min(D[w], u); known[w] = True
+
+@jit
+def _query_side(D, qa, g, r_ind, mins):
+    "sum_a qa_a min_{w in r_ind} (D_wa - g_w): the query side of the potential bound (mins (n1,) float64 is scratch)."
+    mins[:] = np.inf
+    for w in r_ind: _min_into(mins, D[w], g[w])
+    total = 0.0
     for a in range(mins.shape[0]): total += qa[a] * mins[a]
     return total
 
+@jit
+def _potential_bound(D, qa, u, g, known, r_ind, r_w, mins):
+    "Lower bound of WMD between the query (cost bounds D (V, n1), weights qa) and the document (word ids r_ind, weights r_w) from query potentials u (n1,): b.g + sum_a qa_a min_w (D_wa - g_w) with g_w = min_a (D_wa - u_a), cached in g (V,) where known (V,)."
+    _fill_transform(D, u, g, known, r_ind)
+    total = 0.0
+    for p in range(r_ind.shape[0]): total += r_w[p] * g[r_ind[p]]
+    return total + _query_side(D, qa, g, r_ind, mins)
+
 # %% ../nbs/wmd_impl.ipynb #c035bs1
 @jit
-def _shifted_ict_bound(C, a, b, g):
-    "ICT of the costs C - g (C (n1, n2), a column shift g (n2,)) plus b.g: a lower bound of OT(a, b; C) for any g (plain ICT at g = 0)."
-    S = np.empty_like(C); total = 0.0
-    for j in range(g.shape[0]): total += b[j] * g[j]
-    for i in range(C.shape[0]):
-        for j in range(C.shape[1]): S[i, j] = C[i, j] - g[j]
-    return total + _ict_bound(S, a, b)
+def _reduced_costs_t(CT, g):
+    "(u' (n1,), R^T (n2, n1)) from the costs CT (n2, n1) given transposed: the row transform u'_i = min_j (C_ij - g_j) of a column shift g (n2,) and the reduced costs C - u' - g >= 0, transposed."
+    n2, n1 = CT.shape
+    u = np.full(n1, np.inf); RT = np.empty((n2, n1))
+    for j in range(n2):                  # elementwise over i: the loops vectorise
+        for i in range(n1):
+            x = CT[j, i] - g[j]; u[i] = x if x < u[i] else u[i]
+    for j in range(n2):
+        for i in range(n1): RT[j, i] = CT[j, i] - g[j] - u[i]
+    return u, RT
+
+@jit
+def _reduced_ict_bound(CT, a, b, g, cut):
+    "a.u' + b.g + ICT of the reduced costs (see `_reduced_costs_t`; costs CT (n2, n1) given transposed), targets filling first, then (unless that already exceeds cut) sources: a lower bound of OT(a, b; C) for any g (n2,)."
+    u, RT = _reduced_costs_t(CT, g)
+    base = 0.0
+    for i in range(u.shape[0]): base += a[i] * u[i]
+    for j in range(g.shape[0]): base += b[j] * g[j]
+    bound = base + _ict_bound(RT, b, a)
+    if bound > cut: return bound
+    return max(bound, base + _ict_bound(np.ascontiguousarray(RT.T), a, b))
 
 # %% ../nbs/wmd_impl.ipynb #c035bs2
 @jit
 def _new_pool(V, n1):
-    "An empty pool of query potentials: (U (_POOL, n1), their transforms G (_POOL, V), known (_POOL, V), state [size, newest slot])."
-    return np.empty((_POOL, n1)), np.empty((_POOL, V)), np.zeros((_POOL, V), np.bool_), np.array([0, _POOL - 1])
+    "An empty pool of query potentials: (U (_POOL, n1), their transforms G (_POOL, V), known (_POOL, V), their values qa.u (_POOL,), state [size, clock, last use of each entry...])."
+    return (np.empty((_POOL, n1)), np.empty((_POOL, V)), np.zeros((_POOL, V), np.bool_), np.empty(_POOL),
+            np.zeros(_POOL + 2, np.int64))
 
 @jit
-def _pool_add(pool, C, cols, v):
-    "Replace the oldest potentials by u_a = min_t (C[a, cols[t]] - v_t): the query side of the optimal dual (column potentials v) of a solved pair, C (n1, n2) its costs before reduction."
-    U, _, known, state = pool
-    j = (state[1] + 1) % _POOL
-    for a in range(C.shape[0]):
-        m = np.inf
-        for t in range(cols.shape[0]): m = min(m, C[a, cols[t]] - v[t])
-        U[j, a] = m
-    known[j] = False; state[1] = j; state[0] = min(state[0] + 1, _POOL)
+def _pool_touch(state, j):
+    "Mark entry j as used now."
+    state[1] += 1; state[2 + j] = state[1]
 
 @jit
-def _pool_bound(DT, qa, pool, r_ind, r_w, cut, mins):
-    "The largest `_potential_bound` over the pool, newest potentials first, stopping at the first above cut: (bound, its slot), (-inf, -1) for an empty pool."
-    U, G, known, state = pool
-    best = -np.inf; slot = -1
+def _pool_add(pool, CT, cols, v, qa):
+    "Store u_a = min_t (C[a, cols[t]] - v_t), the query side of the optimal dual (column potentials v) of a solved pair (CT (n2, n1) its costs before reduction, transposed; qa the query weights), in a free entry or the least recently used one."
+    U, _, known, QU, state = pool
+    j = state[0]
+    if j == _POOL: j = np.argmin(state[2:])
+    else: state[0] += 1
+    u = U[j]; u[:] = np.inf
+    for t in range(cols.shape[0]):
+        for a in range(u.shape[0]):
+            x = CT[cols[t], a] - v[t]; u[a] = x if x < u[a] else u[a]
+    total = 0.0
+    for a in range(u.shape[0]): total += qa[a] * u[a]
+    QU[j] = total; known[j] = False; _pool_touch(state, j)
+
+# %% ../nbs/wmd_impl.ipynb #c035bs3
+@jit
+def _pool_cheap(D, pool, r_ind, r_w, cheap, side):
+    "Every entry's cheap bound qa.u + b.g into cheap (_POOL,) and b.g into side (_POOL,), transforms filled in for the words r_ind."
+    U, G, known, QU, state = pool
     for s in range(state[0]):
-        j = (state[1] - s) % _POOL
-        bound = _potential_bound(DT, qa, U[j], G[j], known[j], r_ind, r_w, mins)
-        if bound > best: best = bound; slot = j
-        if bound > cut: break
-    return best, slot
+        _fill_transform(D, U[s], G[s], known[s], r_ind)
+        bg = 0.0; g = G[s]
+        for p in range(r_ind.shape[0]): bg += r_w[p] * g[r_ind[p]]
+        side[s] = bg; cheap[s] = bg + QU[s]
+
+@jit
+def _pool_bound(D, qa, pool, r_ind, r_w, cut, mins):
+    "The best lower bound of the pool's potentials (cheap bounds first, then full bounds best cheap first), stopping at the first above cut: (bound, its entry), (-inf, -1) for an empty pool."
+    n, state = pool[4][0], pool[4]
+    cheap = np.full(_POOL, -np.inf); side = np.empty(_POOL)
+    _pool_cheap(D, pool, r_ind, r_w, cheap, side)
+    slot = np.argmax(cheap); best = cheap[slot]
+    if best > cut: _pool_touch(state, slot); return best, slot
+    for _ in range(n):
+        s = np.argmax(cheap); cheap[s] = -np.inf
+        bound = side[s] + _query_side(D, qa, pool[1][s], r_ind, mins)
+        if bound > best: best = bound; slot = s
+        if bound > cut: _pool_touch(state, s); break
+    return best, (slot if n else -1)
 
 # %% ../nbs/wmd_impl.ipynb #c036
 @jit
+def _gather_rows(DT, r_ind):
+    "The pair costs between the query and one document, transposed (len(r_ind), n1): rows of DT (V, n1) copied whole."
+    CT = np.empty((r_ind.shape[0], DT.shape[1]))
+    for b in range(r_ind.shape[0]): CT[b] = DT[r_ind[b]]
+    return CT
+
+@jit
+def _prune_or_solve(CT, query, r_ind, r_w, g_r, cut, metric, pool):
+    "WMD of the query (qw, qa) and the document (r_ind, r_w) with costs CT (len(r_ind), n1) given transposed, or a lower bound above cut (reduced ICT with the column shift g_r (len(r_ind),), or the solver's dual bound): (value, solved); a finished solve's potentials go to the pool."
+    qw, qa = query
+    rows, cols, ar, br = _shared_mass(qw, qa, r_ind, r_w, metric != 1)
+    if ar.shape[0] == 0 or br.shape[0] == 0: return 0.0, False
+    CrT = _sub_costs(CT, cols, rows)
+    bound = _reduced_ict_bound(CrT, ar, br, g_r[cols], cut)
+    if bound > cut: return bound, False
+    duals = np.empty(CrT.shape[0] + CrT.shape[1])
+    dist = _emd(ar, br, np.ascontiguousarray(CrT.T), np.empty((0, 0)), cut, duals)   # the same costs as brute force solves
+    if not np.isnan(duals[0]): _pool_add(pool, CT, cols, duals[CrT.shape[1]:], qa)
+    return dist, True
+
+@jit
 def _knn_query(DT, query, refs, centroids, metric, k, exclude, out):
-    "Exact k nearest references of one query by prefetch and prune into out = (dist (k,), idx (k,)) (arguments as in `_lower_bounds`): the number of exact WMDs computed."
-    qw, qa, _ = query; indptr, indices, data = refs; out_d, out_i = out
-    lb = _lower_bounds(DT, query, refs, centroids, metric)
+    "Exact k nearest references of one query by prefetch and prune into out = (dist (k,), idx (k,)): costs DT (V', n1) of the V' words the references use, refs = (indptr, indices, data, each word's row of DT aligned with indices), the rest as in `_lower_bounds`; the number of exact WMDs computed."
+    qw, qa, _ = query; indptr, indices, data, local = refs; out_d, out_i = out
+    D = _bound_costs(DT)
+    lb = _lower_bounds(D, query, (indptr, local, data), centroids, metric)
     order = np.argsort(lb, kind="mergesort")
     out_d[:] = np.inf; out_i[:] = np.iinfo(np.int64).max
-    pool = _new_pool(DT.shape[0], DT.shape[1]); G = pool[1]; mins = np.empty(DT.shape[1])
+    pool = _new_pool(DT.shape[0], DT.shape[1]); mins = np.empty(DT.shape[1])
     n_exact = 0
-    for o in range(order.shape[0]):
-        r = order[o]
+    for r in order:
         if r == exclude: continue
         kth = out_d[k - 1]; cut = kth + 1e-10 * abs(kth) + 1e-14
         if lb[r] > cut: break
-        r_ind = indices[indptr[r]:indptr[r + 1]]; r_w = data[indptr[r]:indptr[r + 1]]
-        bound, slot = _pool_bound(DT, qa, pool, r_ind, r_w, cut, mins)
+        s, t = indptr[r], indptr[r + 1]; r_loc = local[s:t]
+        bound, slot = _pool_bound(D, qa, pool, r_loc, data[s:t], cut, mins)
         if bound > cut: continue
-        C = _gather_costs(DT, r_ind)
-        rows, cols, ar, br = _shared_mass(qw, qa, r_ind, r_w, metric != 1)
-        if ar.shape[0] == 0 or br.shape[0] == 0:
-            dist = 0.0
-        else:
-            Cr = _sub_costs(C, rows, cols)
-            # ICT in one direction, then (if that did not prune) the other, then shifted by the best potentials
-            if _ict_bound(Cr, ar, br) > cut or _ict_bound(np.ascontiguousarray(Cr.T), br, ar) > cut: continue
-            if slot >= 0 and _shifted_ict_bound(Cr, ar, br, G[slot][r_ind[cols]]) > cut: continue
-            duals = np.empty(Cr.shape[0] + Cr.shape[1])
-            dist = _emd(ar, br, Cr, np.empty((0, 0)), cut, duals)
-            n_exact += 1
-            if not np.isnan(duals[0]): _pool_add(pool, C, cols, duals[Cr.shape[0]:])
-            if dist > cut: continue              # the solver stopped early: a dual bound already exceeded cut
-        _topk_insert(out_d, out_i, dist, r)     # the package's one top-list kernel: ties to the smaller index
+        g_r = pool[1][slot][r_loc] if slot >= 0 else np.zeros(t - s)
+        dist, solved = _prune_or_solve(_gather_rows(DT, r_loc), (qw, qa), indices[s:t], data[s:t], g_r, cut, metric, pool)
+        if solved: n_exact += 1
+        if dist <= cut: _topk_insert(out_d, out_i, dist, r)   # the package's one top-list kernel: ties to the smaller index
     return n_exact
 
 # %% ../nbs/wmd_impl.ipynb #c037
@@ -840,15 +929,21 @@ def _prepare(Xq, Xr, E, metric):
     Xq = _l1_rows(as_document_weights(Xq, "Xq", E.shape[0])); Xr = _l1_rows(as_document_weights(Xr, "Xr", E.shape[0]))
     return Xq, Xr, E, np.ascontiguousarray(Xr @ E), code, k
 
-def _knn_chunk(rows, Xq, Xr, E, Cr, code, k, exclude_self):
-    "Exact k nearest references for the query rows `rows`: (dist, idx, n_exact)."
+def _used_words(Xr) -> tuple[np.ndarray, np.ndarray]:
+    "(used, local): the words the references use, ascending, and the position in `used` of each entry of Xr.indices."
+    used = np.flatnonzero(np.bincount(Xr.indices, minlength=Xr.shape[1]))
+    return used, np.searchsorted(used, Xr.indices).astype(np.int64)
+
+def _knn_chunk(rows, Xq, Xr, E, Cr, code, k, exclude_self, words):
+    "Exact k nearest references for the query rows `rows` (words: `_used_words(Xr)`): (dist, idx, n_exact)."
     dist = np.empty((len(rows), k)); idx = np.empty((len(rows), k), dtype=np.int64); n_exact = 0
     ind, ptr, dat = Xr.indices.astype(np.int64), Xr.indptr.astype(np.int64), Xr.data
+    used, local = words                  # costs only from the words the references use
     for a, q in enumerate(rows):
         qw = Xq.indices[Xq.indptr[q]:Xq.indptr[q + 1]].astype(np.int64); qa = Xq.data[Xq.indptr[q]:Xq.indptr[q + 1]].copy()
-        DT = _query_costs(E, qw, code)
-        qc = qa @ E[qw]
-        n_exact += _knn_query(DT, (qw, qa, qc), (ptr, ind, dat), Cr, code, k, q if exclude_self else -1, (dist[a], idx[a]))
+        DT = _distance_rows(E, used, E, qw, code)        # rows `used` of `_query_costs`: the same bits
+        n_exact += _knn_query(DT, (qw, qa, qa @ E[qw]), (ptr, ind, dat, local), Cr, code, k, q if exclude_self else -1,
+                              (dist[a], idx[a]))
     return dist, idx, n_exact
 
 def _chunks(n: int, n_jobs: int, chunk_size: int | None) -> list[np.ndarray]:
@@ -895,7 +990,7 @@ def wmd_knn(Xq,                              # (nq, V) query weights, sparse or 
     avail = Xr.shape[0] - (1 if exclude_self else 0)
     if not 1 <= k <= avail: raise ValueError(f"k must be in 1..{avail} (number of reference documents), got {k}")
     chunks = _chunks(Xq.shape[0], n_jobs if n_jobs > 0 else 8, chunk_size)
-    work = partial(_knn_chunk, Xq=Xq, Xr=Xr, E=E, Cr=Cr, code=code, k=k, exclude_self=exclude_self)
+    work = partial(_knn_chunk, Xq=Xq, Xr=Xr, E=E, Cr=Cr, code=code, k=k, exclude_self=exclude_self, words=_used_words(Xr))
     parts = parallel_map(work, chunks, n_jobs=n_jobs, backend=backend, desc="wmd_knn")
     dist = np.concatenate([p[0] for p in parts]) if parts else np.empty((0, k))
     idx = np.concatenate([p[1] for p in parts]) if parts else np.empty((0, k), dtype=np.int64)

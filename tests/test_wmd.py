@@ -424,9 +424,9 @@ def test_solver_potentials_are_an_optimal_dual():
 
 
 def test_potential_bounds_are_lower_bounds_and_tight_at_pots_duals():
-    "Any query potentials give a lower bound of WMD; POT's optimal potentials of the pair give WMD itself. Shared words, duplicates and ties included."
-    from embeval_nb.wmd import (_gather_costs, _ict_bound, _new_pool, _pool_add, _pool_bound, _potential_bound,
-                                _query_costs, _shifted_ict_bound)
+    "Any query potentials give a lower bound of WMD, on the float64 costs and on their float32 bounds; POT's optimal potentials of the pair give WMD itself. Shared words, duplicates and ties included."
+    from embeval_nb.wmd import (_bound_costs, _gather_costs, _ict_bound, _new_pool, _pool_add, _pool_bound, _potential_bound,
+                                _query_costs, _reduced_ict_bound)
     rng = np.random.default_rng(32)
     V = 60
     E = normalize_rows(rng.normal(size=(V, 5)))
@@ -436,41 +436,58 @@ def test_potential_bounds_are_lower_bounds_and_tight_at_pots_duals():
         rw = np.sort(rng.choice(V, rng.integers(1, 25), replace=False))
         qa, rb = rng.random(len(qw)), rng.integers(1, 4, len(rw)).astype(float)    # ties among the weights
         qa, rb = qa / qa.sum(), rb / rb.sum()
-        DT = _query_costs(E, qw, 0); C = _gather_costs(DT, rw)
+        DT = _query_costs(E, qw, 0); C = _gather_costs(DT, rw); D = _bound_costs(DT)
+        assert D.dtype == np.float32 and np.all(D <= DT)
         exact = ot.emd2(qa, rb, C, numItermax=10**7)
         _, log = ot.emd(qa, rb, C, numItermax=10**7, log=True)
         mins = np.empty(len(qw))
         for u in (log["u"], np.zeros(len(qw)), rng.normal(size=len(qw)), 1e3 * rng.normal(size=len(qw))):
-            bound = _potential_bound(DT, qa, u, np.empty(V), np.zeros(V, bool), rw, rb, mins)
-            assert bound <= exact + 1e-12 * max(1.0, np.abs(u).max())
+            for costs in (DT, D):
+                bound = _potential_bound(costs, qa, u, np.empty(V), np.zeros(V, bool), rw, rb, mins)
+                assert bound <= exact + 1e-12 * max(1.0, np.abs(u).max())
         tight = _potential_bound(DT, qa, log["u"], np.empty(V), np.zeros(V, bool), rw, rb, mins)
         np.testing.assert_allclose(tight, exact, rtol=1e-9, atol=1e-12)
         rwmd2 = rb @ C.min(axis=0)                               # u = 0: at least RWMD_2
         assert _potential_bound(DT, qa, np.zeros(len(qw)), np.empty(V), np.zeros(V, bool), rw, rb, mins) >= rwmd2 - 1e-12
-        for g in (np.zeros(len(rw)), rng.normal(size=len(rw)), -log["v"]):
-            assert _shifted_ict_bound(C, qa, rb, g) <= exact + 1e-12
-        assert _shifted_ict_bound(C, qa, rb, np.zeros(len(rw))) == _ict_bound(C, qa, rb)
+        for g in (np.zeros(len(rw)), rng.normal(size=len(rw)), -log["v"], log["v"]):
+            assert _reduced_ict_bound(C.T.copy(), qa, rb, g, np.inf) <= exact + 1e-12
+        np.testing.assert_allclose(_reduced_ict_bound(C.T.copy(), qa, rb, log["v"], np.inf), exact, rtol=1e-9, atol=1e-12)  # optimal: tight
+        plain = max(_ict_bound(C, qa, rb), _ict_bound(np.ascontiguousarray(C.T), rb, qa))
+        assert _reduced_ict_bound(C.T.copy(), qa, rb, np.zeros(len(rw)), np.inf) >= _ict_bound(C, qa, rb) - 1e-12 and plain <= exact + 1e-12
         pool = _new_pool(V, len(qw))                             # the pool: empty, then the pair's own potentials
-        assert _pool_bound(DT, qa, pool, rw, rb, np.inf, mins) == (-np.inf, -1)
-        _pool_add(pool, C, np.arange(len(rw)), log["v"])
+        assert _pool_bound(D, qa, pool, rw, rb, np.inf, mins) == (-np.inf, -1)
+        _pool_add(pool, C.T.copy(), np.arange(len(rw)), log["v"], qa)
         bound, slot = _pool_bound(DT, qa, pool, rw, rb, np.inf, mins)
         assert slot == 0 and bound <= exact + 1e-12
         np.testing.assert_allclose(bound, exact, rtol=1e-9, atol=1e-12)
+        bound, slot = _pool_bound(D, qa, pool, rw, rb, np.inf, mins)
+        assert slot == 0 and bound <= exact + 1e-12 and bound >= exact - 1e-6
 
 
-def test_pool_keeps_the_newest_potentials_and_stops_at_the_cut():
+def test_pool_replaces_the_least_recently_useful_potentials_and_stops_at_the_cut():
     from embeval_nb.wmd import _POOL, _new_pool, _pool_add, _pool_bound
     rng = np.random.default_rng(33)
     V, n1 = 20, 3
     DT = rng.random((V, n1)); qa = np.full(n1, 1 / 3); rw = np.array([2, 5, 9]); rb = np.full(3, 1 / 3)
     pool = _new_pool(V, n1)
-    for s in range(_POOL + 3):                                   # potentials u = (s, 0, 0): replaced oldest first
+    for s in range(_POOL):                                       # potentials u = (s, 0, 0) fill the free entries in order
         C = np.zeros((n1, 1)); C[0, 0] = s
-        _pool_add(pool, C, np.array([0]), np.zeros(1))
-    U, G, known, state = pool
-    assert state[0] == _POOL and sorted(U[:, 0]) == list(range(3, _POOL + 3)) and U[state[1], 0] == _POOL + 2
-    bound, slot = _pool_bound(DT, qa, pool, rw, rb, -np.inf, np.empty(n1))
-    assert slot == state[1] and known.sum() == 3                 # the newest first, and it already beat the cut
+        _pool_add(pool, C.T.copy(), np.array([0]), np.zeros(1), qa)
+    U, G, known, QU, state = pool
+    assert state[0] == _POOL and list(U[:, 0]) == list(range(_POOL))
+    np.testing.assert_allclose(QU, U @ qa)                       # each entry's value qa.u
+    bound, slot = _pool_bound(DT, qa, pool, rw, rb, -np.inf, np.empty(n1))   # every cheap bound beats this cut
+    cheap = [QU[s] + rb @ G[s][rw] for s in range(_POOL)]
+    assert known[:, rw].all() and slot == int(np.argmax(cheap)) and bound == max(cheap)
+    expected = [s for s in range(_POOL) if s != slot][:3]       # the entry that pruned is kept; the oldest others go
+    for s in range(3):
+        C = np.zeros((n1, 1)); C[0, 0] = 100 + s
+        _pool_add(pool, C.T.copy(), np.array([0]), np.zeros(1), qa)
+    assert sorted(np.flatnonzero(U[:, 0] >= 100)) == expected and U[slot, 0] == slot
+    full = [_pool_bound(DT, qa, pool, rw, rb, np.inf, np.empty(n1))[0]]
+    from embeval_nb.wmd import _potential_bound
+    each = [_potential_bound(DT, qa, U[s], np.empty(V), np.zeros(V, bool), rw, rb, np.empty(n1)) for s in range(_POOL)]
+    assert full[0] == max(each)                                  # no cut: the best full bound of all entries
 
 
 @pytest.mark.parametrize("metric", ["euclidean", "sqeuclidean", "cityblock"])
@@ -495,6 +512,58 @@ def test_wmd_knn_on_topical_documents_equals_brute_force(metric):
     ref_d, ref_i = brute_knn(P, 19, exclude_self=True)
     np.testing.assert_array_equal(idx, ref_i)
     np.testing.assert_array_equal(dist, ref_d)
+
+
+
+def topical_corpus(rng, V, topics, n, dim):
+    "Documents drawn from a few topics (many near neighbours), with repeated and proportional rows, and their word vectors (V, dim)."
+    E = normalize_rows(rng.normal(size=(V, dim)) + 2.5 * np.repeat(rng.normal(size=(topics, dim)), V // topics, axis=0))
+    rows = []
+    for i in range(n):
+        t = rng.integers(topics); pool_words = np.arange(t * V // topics, (t + 1) * V // topics)
+        words = np.concatenate([rng.choice(pool_words, rng.integers(1, 40), replace=False), rng.choice(V, 2, replace=False)])
+        row = np.zeros(V); np.add.at(row, words, rng.integers(1, 4, len(words))); rows.append(row)
+    X = sp.csr_matrix(np.array(rows))
+    return sp.vstack([X, X[:6], X[30:33] * 2]).tocsr(), E
+
+
+@pytest.mark.parametrize("metric", ["euclidean", "sqeuclidean", "cityblock"])
+@pytest.mark.parametrize("dim", [2, 5, 30])
+def test_wmd_knn_with_loose_and_tight_bounds_equals_brute_force(metric, dim):
+    "Low-dimensional vectors (loose bounds: many solves stop at the cut or are pruned by the reduced ICT) and higher ones, duplicates and proportional rows (ties at distance 0), k up to every reference: the lists of the full distance matrix."
+    rng = np.random.default_rng(40 + dim)
+    X, E = topical_corpus(rng, 300, 6, 150, dim)
+    P = wmd_pairwise(X[:20], X, E, metric=metric)
+    for k in (1, 19, X.shape[0]):
+        dist, idx = wmd_knn(X[:20], X, E, k, metric=metric)
+        ref_d, ref_i = brute_knn(P, k)
+        np.testing.assert_array_equal(idx, ref_i)
+        np.testing.assert_array_equal(dist, ref_d)
+    dist, idx = wmd_knn(X[:20], X, E, X.shape[0] - 1, metric=metric, exclude_self=True)   # k = nr - 1: every other row
+    ref_d, ref_i = brute_knn(P[:, :], X.shape[0] - 1, exclude_self=True)
+    np.testing.assert_array_equal(idx, ref_i)
+    np.testing.assert_array_equal(dist, ref_d)
+
+
+def test_bound_costs_never_exceed_the_costs():
+    "The float32 costs of the bounds are at most the float64 ones, also for zeros, subnormal, tiny, huge and negative values, and within 1e-6 of them."
+    from embeval_nb.wmd import _bound_costs
+    rng = np.random.default_rng(41)
+    DT = np.concatenate([rng.random((50, 7)) * 10.0 ** rng.integers(-40, 40, (50, 1)),
+                         np.array([[0.0, 5e-324, 1e-310, 2.0 ** -100, 2.0 ** -101, 1e38, 3e38]]),
+                         -rng.random((3, 7))])
+    D = _bound_costs(DT)
+    assert D.dtype == np.float32 and np.all(D.astype(np.float64) <= DT)
+    normal = (DT >= 1e-30) & (DT <= 1e38)
+    assert np.all(D[normal] >= DT[normal] * (1 - 1e-6))
+
+
+def test_wmd_knn_solves_fewer_problems_on_topical_documents():
+    "The bounds do their work: on documents with near neighbours far fewer exact problems are solved than there are pairs."
+    rng = np.random.default_rng(42)
+    X, E = topical_corpus(rng, 400, 8, 300, 8)
+    dist, idx, stats = wmd_knn(X[:20], X, E, 5, return_stats=True)
+    assert stats["pairs"] == 20 * X.shape[0] and stats["exact"] < 0.4 * stats["pairs"]
 
 
 # --- shared searches, restricted searches, low-dimensional vectors ------------------------------------------
