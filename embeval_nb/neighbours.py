@@ -18,9 +18,9 @@ from .metrics import (SQEUCLIDEAN, Points, _distance, _max_abs_bits, _raw_of, _r
                                 working_memory_bytes)
 
 # %% auto #0
-__all__ = ['NO_INDEX', 'INT8_MIN_DIM', 'INT8_MAX_DIM', 'SCREENS', 'empty_top_lists', 'merge_top_lists', 'NearestPass',
-           'nearest_pass', 'knn', 'BallCounts', 'count_in_balls', 'ball_counts', 'check_corpus', 'CodedCorpus',
-           'code_corpus', 'cosine_knn']
+__all__ = ['NO_INDEX', 'INT8_MIN_DIM', 'INT8_MIN_QUERIES', 'INT8_MAX_DIM', 'SCREENS', 'empty_top_lists', 'merge_top_lists',
+           'NearestPass', 'nearest_pass', 'knn', 'BallCounts', 'count_in_balls', 'ball_counts', 'check_corpus',
+           'CodedCorpus', 'code_corpus', 'cosine_knn']
 
 # %% ../nbs/neighbours.ipynb #c005
 NO_INDEX = np.iinfo(np.int64).max      # the index of an empty place in a top list
@@ -527,7 +527,8 @@ def _gather(E, rows: np.ndarray):
     return out.compute() if _is_dask(E) else out
 
 # %% ../nbs/neighbours.ipynb #c025s8
-INT8_MIN_DIM = 128              # "auto" screens in 8 bits from this many dimensions on
+INT8_MIN_DIM = 16               # "auto" screens in 8 bits from this many dimensions on
+INT8_MIN_QUERIES = 16           # and for this many queries or more (coding the rows in the call pays from about here)
 INT8_MAX_DIM = 1040             # and up to this many: 127**2 d must stay below 2**24, exact in float32
 _INT8_SLACK = 1e-9              # margin for the float64 rounding in the screen's bounds
 
@@ -730,7 +731,8 @@ def _int8_session_for(E, Uq, k: int, screen: str):
     "The 8-bit product session if this search screens in 8 bits, else None (`screen` as `cosine_knn`'s)."
     dense = _in_place(E) and not sp.issparse(Uq)
     d = E.shape[1]
-    if screen == "float32" or (screen == "auto" and (not dense or not INT8_MIN_DIM <= d <= INT8_MAX_DIM or E.shape[0] < 4 * k + 1024)):
+    if screen == "float32" or (screen == "auto" and (not dense or not INT8_MIN_DIM <= d <= INT8_MAX_DIM or E.shape[0] < 4 * k + 1024
+                                                     or len(Uq) < INT8_MIN_QUERIES)):
         return None
     if not dense: raise ValueError(f"screen='int8' needs a dense float32 or float64 numpy or memory-mapped corpus, not {_kind(E)}")
     if d > INT8_MAX_DIM: raise ValueError(f"screen='int8' handles up to {INT8_MAX_DIM} dimensions, E has {d}; use 'float32'")

@@ -429,6 +429,16 @@ def test_the_8bit_screen_takes_float32_and_float64_rows_only():
         cosine_knn(sp.csr_matrix(np.abs(E.astype(np.float64))), [0], 5, screen="int8")
 
 
+def test_auto_screens_in_8_bits_where_coding_pays():
+    "'auto': the 8-bit screen for INT8_MIN_QUERIES queries or more and INT8_MIN_DIM..INT8_MAX_DIM dimensions, else float32."
+    from embeval_nb.neighbours import INT8_MIN_DIM, INT8_MIN_QUERIES, _int8_session_for
+    E = make_rng(3).normal(size=(2000, 64)).astype(np.float32)
+    pick = lambda E, q: _int8_session_for(E, np.ones((q, E.shape[1])), 5, "auto") is not None
+    assert pick(E, INT8_MIN_QUERIES) and not pick(E, INT8_MIN_QUERIES - 1)
+    assert not pick(E[:, :INT8_MIN_DIM - 1], 100) and pick(E[:, :INT8_MIN_DIM], 100)
+    assert _int8_session_for(E, np.ones((1, 64)), 5, "int8") is not None      # asked for: always
+
+
 def _small(seed, n):
     return make_rng(seed).normal(size=(n, 8)).astype(np.float32)
 
