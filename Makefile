@@ -51,7 +51,7 @@ chapter: env debian-data
 	$(PY) scripts/book.py --chapter $(CH)
 
 test: env chromium debian-data
-	EMBEVAL_PROGRESS=0 $(PY) -m pytest -q --durations=25 tests
+	EMBEVAL_PROGRESS=0 $(PY) -m pytest -q -n 2 --dist loadgroup --durations=25 tests
 
 # Re-resolve the exact lock from requirements.in (+ requirements-models.in without their dependencies)
 # in a scratch environment, from the public index alone.

@@ -12,14 +12,35 @@ import book  # noqa: E402  (scripts/book.py: the book build that `make book` run
 
 
 def pytest_sessionstart(session):
-    "Smoke outputs of an earlier session must not be mistaken for this one's."
+    "Smoke outputs of an earlier session must not be mistaken for this one's (cleared once, not by each xdist worker)."
+    if hasattr(session.config, "workerinput"):
+        return
     for d in (book.executed_dir("smoke"), book.records_dir("smoke")):
         shutil.rmtree(d, ignore_errors=True)
 
 
+def _runs_notebooks(item) -> bool:
+    return bool({"run_notebook", "smoke_html"} & set(getattr(item, "fixturenames", ())))
+
+
+@pytest.hookimpl(tryfirst=True)       # before xdist's own hook reads the groups
 def pytest_collection_modifyitems(items):
-    "The book test goes last: it reuses every notebook the other tests already ran."
-    items.sort(key=lambda item: item.get_closest_marker("book_last") is not None)
+    """Every test that runs a chapter notebook, and the book test that reuses their runs, form one group that goes
+    first, the book test at its end: under `pytest -n 2 --dist loadgroup` (`make test`) one worker takes the group
+    in this order while the other runs everything else."""
+    for item in items:
+        if _runs_notebooks(item):
+            item.add_marker(pytest.mark.xdist_group("notebooks"))
+    items.sort(key=lambda item: (not _runs_notebooks(item), item.get_closest_marker("book_last") is not None))
+
+
+def pytest_collection_finish(session):
+    "Under `--dist loadgroup` a notebook test must carry its group, else two workers would run the same notebooks."
+    if getattr(session.config.option, "loadgroup", False):
+        lost = [item.nodeid for item in session.items if _runs_notebooks(item) and not item.nodeid.endswith("@notebooks")]
+        if lost:
+            raise pytest.UsageError(f"pytest-xdist did not group {lost[0]} (and {len(lost) - 1} more) with the notebook "
+                                    "tests: this pytest and pytest-xdist do not work together, see requirements.in")
 
 
 def pytest_configure(config):

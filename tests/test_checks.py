@@ -206,7 +206,8 @@ def test_make_rng_from_each_kind_of_seed():
 
 @pytest.mark.parametrize("bad,error", [(1.5, TypeError), ("0", TypeError), (True, TypeError), (np.bool_(False), TypeError),
                                        (-1, ValueError), ([0, -1], ValueError), ([0, 1.0], TypeError), ([[1, 2]], TypeError),
-                                       (np.random.RandomState(0), TypeError)], ids=repr)
+                                       (np.random.RandomState(0), TypeError)],
+                         ids=lambda x: type(x).__name__ if isinstance(x, np.random.RandomState) else repr(x))
 def test_check_seed_errors_name_the_argument(bad, error):
     with pytest.raises(error, match=r"^random_state must be an integer"):
         check_seed(bad, "random_state")
