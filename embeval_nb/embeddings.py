@@ -747,6 +747,9 @@ def pool_tokens(states: np.ndarray, mask: np.ndarray, pooling: str) -> np.ndarra
     >>> pool_tokens(states, mask, "mean"), pool_tokens(states, mask, "cls")
     (array([[2., 3.]], dtype=float32), array([[1., 2.]], dtype=float32))
     """
+    pooling = check_choice(pooling, "pooling", ("mean", "cls"))
+    if np.ndim(states) != 3 or np.shape(mask) != np.shape(states)[:2]:
+        raise ValueError(f"states must be (b, L, d) and mask (b, L), got shapes {np.shape(states)} and {np.shape(mask)}")
     if pooling == "cls": return np.ascontiguousarray(states[:, 0])
     m = mask[:, :, None].astype(np.float32)
     return (states * m).sum(1) / np.maximum(m.sum(1), 1e-9)

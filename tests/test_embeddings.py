@@ -429,3 +429,17 @@ def test_save_texts(monkeypatch, tmp_path):
     monkeypatch.setenv("EMBEVAL_RECORD_DIR", str(tmp_path))
     path = emb.save_texts(TEXTS + TEXTS[:2], "page")
     assert path == tmp_path / "texts" / "page.json" and json.loads(path.read_text()) == TEXTS
+
+
+@pytest.mark.parametrize("pooling", ["max", "CLS", None, 0])
+def test_pool_tokens_refuses_an_unknown_pooling(pooling):
+    states, mask = np.ones((2, 3, 4), np.float32), np.ones((2, 3), np.int64)
+    with pytest.raises((ValueError, TypeError), match="pooling"):
+        emb.pool_tokens(states, mask, pooling)
+
+
+@pytest.mark.parametrize("states,mask", [(np.ones((2, 3)), np.ones((2, 3))), (np.ones((2, 3, 4)), np.ones((2, 4))),
+                                         (np.ones((2, 3, 4)), np.ones((3, 3)))])
+def test_pool_tokens_names_mismatched_shapes(states, mask):
+    with pytest.raises(ValueError, match=r"states must be \(b, L, d\) and mask \(b, L\)"):
+        emb.pool_tokens(states, mask, "mean")
