@@ -838,7 +838,7 @@ def _pool_touch(state, j):
 
 @jit
 def _pool_add(pool, CT, cols, v, qa):
-    "Store u_a = min_t (C[a, cols[t]] - v_t), the query side of the optimal dual (column potentials v) of a solved pair (CT (n2, n1) its costs before reduction, transposed; qa the query weights), in a free entry or the least recently used one."
+    "Store u_a = min_t (CT[cols[t], a] - v_t), the query side of the optimal dual (column potentials v) of a solved pair (CT (·, n1): costs to the query words, one row per word, the solved document's words in rows cols; qa the query weights), in a free entry or the least recently used one."
     U, _, known, QU, state = pool
     j = state[0]
     if j == _POOL: j = np.argmin(state[2:])
@@ -879,24 +879,18 @@ def _pool_bound(D, qa, pool, r_ind, r_w, cut, mins):
 
 # %% ../nbs/wmd_impl.ipynb #c036
 @jit
-def _gather_rows(DT, r_ind):
-    "The pair costs between the query and one document, transposed (len(r_ind), n1): rows of DT (V, n1) copied whole."
-    CT = np.empty((r_ind.shape[0], DT.shape[1]))
-    for b in range(r_ind.shape[0]): CT[b] = DT[r_ind[b]]
-    return CT
-
-@jit
-def _prune_or_solve(CT, query, r_ind, r_w, g_r, cut, metric, pool):
-    "WMD of the query (qw, qa) and the document (r_ind, r_w) with costs CT (len(r_ind), n1) given transposed, or a lower bound above cut (reduced ICT with the column shift g_r (len(r_ind),), or the solver's dual bound): (value, solved); a finished solve's potentials go to the pool."
+def _prune_or_solve(DT, r_loc, query, r_ind, r_w, g_r, cut, metric, pool):
+    "WMD of the query (qw, qa) and the document (r_ind, r_w) whose words are the rows r_loc of the query's costs DT (V', n1), or a lower bound above cut (reduced ICT with the column shift g_r (len(r_ind),), or the solver's dual bound): (value, solved); a finished solve's potentials go to the pool."
     qw, qa = query
     rows, cols, ar, br = _shared_mass(qw, qa, r_ind, r_w, metric != 1)
     if ar.shape[0] == 0 or br.shape[0] == 0: return 0.0, False
-    CrT = _sub_costs(CT, cols, rows)
+    words = r_loc[cols]
+    CrT = _sub_costs(DT, words, rows)                 # read from DT where they lie: no copy of the document's rows
     bound = _reduced_ict_bound(CrT, ar, br, g_r[cols], cut)
     if bound > cut: return bound, False
     duals = np.empty(CrT.shape[0] + CrT.shape[1])
     dist = _emd(ar, br, np.ascontiguousarray(CrT.T), np.empty((0, 0)), cut, duals)   # the same costs as brute force solves
-    if not np.isnan(duals[0]): _pool_add(pool, CT, cols, duals[CrT.shape[1]:], qa)
+    if not np.isnan(duals[0]): _pool_add(pool, DT, words, duals[CrT.shape[1]:], qa)
     return dist, True
 
 @jit
@@ -917,7 +911,7 @@ def _knn_query(DT, query, refs, centroids, metric, k, exclude, out):
         bound, slot = _pool_bound(D, qa, pool, r_loc, data[s:t], cut, mins)
         if bound > cut: continue
         g_r = pool[1][slot][r_loc] if slot >= 0 else np.zeros(t - s)
-        dist, solved = _prune_or_solve(_gather_rows(DT, r_loc), (qw, qa), indices[s:t], data[s:t], g_r, cut, metric, pool)
+        dist, solved = _prune_or_solve(DT, r_loc, (qw, qa), indices[s:t], data[s:t], g_r, cut, metric, pool)
         if solved: n_exact += 1
         if dist <= cut: _topk_insert(out_d, out_i, dist, r)   # the package's one top-list kernel: ties to the smaller index
     return n_exact
