@@ -802,13 +802,20 @@ def _potential_bound(D, qa, u, g, known, r_ind, r_w, mins):
 
 # %% ../nbs/wmd_impl.ipynb #c035bs1
 @jit
+def _query_transform(CT, rows, g, u):
+    "u_i = min_t (CT[rows[t], i] - g_t) into u (n1,): the query side of column potentials g (len(rows),) on the rows `rows` of costs CT (·, n1) given transposed (elementwise over i: the loop vectorises)."
+    u[:] = np.inf
+    for t in range(rows.shape[0]):
+        row = CT[rows[t]]; shift = g[t]
+        for i in range(u.shape[0]):
+            x = row[i] - shift; u[i] = x if x < u[i] else u[i]
+
+@jit
 def _reduced_costs_t(CT, g):
     "(u' (n1,), R^T (n2, n1)) from the costs CT (n2, n1) given transposed: the row transform u'_i = min_j (C_ij - g_j) of a column shift g (n2,) and the reduced costs C - u' - g >= 0, transposed."
     n2, n1 = CT.shape
-    u = np.full(n1, np.inf); RT = np.empty((n2, n1))
-    for j in range(n2):                  # elementwise over i: the loops vectorise
-        for i in range(n1):
-            x = CT[j, i] - g[j]; u[i] = x if x < u[i] else u[i]
+    u = np.empty(n1); RT = np.empty((n2, n1))
+    _query_transform(CT, np.arange(n2), g, u)
     for j in range(n2):
         for i in range(n1): RT[j, i] = CT[j, i] - g[j] - u[i]
     return u, RT
@@ -843,10 +850,7 @@ def _pool_add(pool, CT, cols, v, qa):
     j = state[0]
     if j == _POOL: j = np.argmin(state[2:])
     else: state[0] += 1
-    u = U[j]; u[:] = np.inf
-    for t in range(cols.shape[0]):
-        for a in range(u.shape[0]):
-            x = CT[cols[t], a] - v[t]; u[a] = x if x < u[a] else u[a]
+    u = U[j]; _query_transform(CT, cols, v, u)
     total = 0.0
     for a in range(u.shape[0]): total += qa[a] * u[a]
     QU[j] = total; known[j] = False; _pool_touch(state, j)
