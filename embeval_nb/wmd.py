@@ -5,6 +5,7 @@
 # %% ../nbs/wmd_impl.ipynb #c002
 from __future__ import annotations
 import math
+import os
 import time
 from dataclasses import dataclass
 from typing import Callable, Sequence
@@ -14,7 +15,7 @@ import scipy.sparse as sp
 
 from functools import partial
 
-from .cache import content_key
+from .cache import cached, content_key
 from .checks import as_points, check_bool, check_choice, check_int, check_n_jobs, check_real, check_seed
 from .core import jit, parallel_map
 from .embeddings import as_document_weights, as_weights, bow_matrix, idf_weights, tfidf, vocabulary, word_index
@@ -23,11 +24,12 @@ from .metrics import (EUCLIDEAN, _distance_rows, check_metric, metric_code, norm
 from .neighbours import _topk_insert
 
 # %% auto #0
-__all__ = ['WMD_METRICS', 'BOW_METRICS', 'emd', 'emd2', 'wmd', 'wmd_paired', 'travel_distances', 'onehot_embeddings',
-           'bow_l1_cost', 'wmd_knn', 'wmd_pairwise', 'wmd_tokens', 'wmd_tokens_pairwise', 'bow_distances',
-           'find_duplicates', 'drop_duplicates', 'knn_predict', 'wknn_predict', 'bow_neighbours', 'wmd_neighbours',
-           'KnnResult', 'WknnResult', 'evaluate_knn', 'evaluate_wknn', 'CachedNeighbours', 'restrict_neighbours',
-           'by_document', 'error_rate', 'error_ratio', 'travel_moments', 'travel_spread', 'pca_embeddings']
+__all__ = ['WMD_METRICS', 'BOW_METRICS', 'NEIGHBOURS_VERSION', 'emd', 'emd2', 'wmd', 'wmd_paired', 'travel_distances',
+           'onehot_embeddings', 'bow_l1_cost', 'wmd_knn', 'wmd_pairwise', 'wmd_tokens', 'wmd_tokens_pairwise',
+           'bow_distances', 'find_duplicates', 'drop_duplicates', 'knn_predict', 'wknn_predict', 'bow_neighbours',
+           'wmd_neighbours', 'KnnResult', 'WknnResult', 'evaluate_knn', 'evaluate_wknn', 'CachedNeighbours',
+           'restrict_neighbours', 'by_document', 'error_rate', 'error_ratio', 'travel_moments', 'travel_spread',
+           'pca_embeddings']
 
 # %% ../nbs/wmd_impl.ipynb #c008
 _FLOAT_MAX = float(np.finfo(np.float64).max)
@@ -1239,6 +1241,7 @@ def bow_neighbours(norm: str | None = "l1",    # rows scaled first: 'l1', 'l2' o
     def neighbours(Xq, Xr, k):
         if idf is not None: Xq, Xr = tfidf(Xq, idf), tfidf(Xr, idf)
         return _topk_from_matrix(bow_distances(Xq, Xr, norm=norm, metric=metric, n_jobs=n_jobs), k)
+    neighbours.key = ("bow_distances", norm, metric, idf)
     return neighbours
 
 def wmd_neighbours(E,                            # (V, d) finite word vectors, row w for word w
@@ -1257,6 +1260,7 @@ def wmd_neighbours(E,                            # (V, d) finite word vectors, r
     def neighbours(Xq, Xr, k):
         if idf is not None: Xq, Xr = tfidf(Xq, idf), tfidf(Xr, idf)
         return wmd_knn(Xq, Xr, E, k, metric=metric, n_jobs=n_jobs, backend=backend)
+    neighbours.key = ("wmd_knn", E, metric, idf)
     return neighbours
 
 # %% ../nbs/wmd_impl.ipynb #c055
@@ -1374,6 +1378,8 @@ def evaluate_wknn(neighbours: Callable,             # (Xq, Xr, k) -> (dist (nq, 
                       tuple(100.0 * (1 - c / len(va)) for c in correct), predicted, predicted == y_test)
 
 # %% ../nbs/wmd_impl.ipynb #c059
+NEIGHBOURS_VERSION = 1   # of the lists `CachedNeighbours` files on disk: raise it when a search's results change
+
 def _matrix_key(X) -> str:
     "The content key of a sparse or dense matrix `X (n, V)` (dense and sparse forms of one matrix get the same key)."
     return content_key(sp.csr_matrix(X))
@@ -1386,9 +1392,21 @@ class CachedNeighbours:
     >>> nb(X, X, 1)[1].ravel(), nb(X, X, 2)[1].shape, len(nb.cache)
     (array([0, 1, 2]), (3, 2), 1)
     """
-    def __init__(self, neighbours: Callable, kmax: int = 19):
+    def __init__(self,
+                 neighbours: Callable,                       # (Xq, Xr, k) -> (dist (nq, k), idx (nq, k)), ascending
+                 kmax: int = 19,                             # columns of every search, >= 1 (more if a call asks for more)
+                 *,
+                 persist: bool = False,                      # True: also file each search on disk, keyed by `neighbours.key`
+                 directory: str | os.PathLike | None = None, # cache root of the filed searches, as in `cached`
+                ):
         if check_int(kmax, "kmax") < 1: raise ValueError(f"kmax must be at least 1, got {kmax}")
         self.base, self.kmax, self.cache, self.seconds = neighbours, kmax, {}, 0.0   # seconds spent searching
+        self.directory, self.store = directory, None      # store: the content key of `neighbours.key` when persisting
+        if check_bool(persist, "persist"):
+            if not hasattr(neighbours, "key"):
+                raise TypeError("persist=True needs a neighbour function with a `key` attribute naming what its lists "
+                                "depend on, such as those of `bow_neighbours` and `wmd_neighbours`")
+            self.store = content_key(neighbours.key)
 
     def put(self,
             Xq,     # (nq, V) queries of the search, sparse or dense (keyed by content)
@@ -1408,9 +1426,16 @@ class CachedNeighbours:
         key = (_matrix_key(Xq), _matrix_key(Xr))
         if key not in self.cache or self.cache[key][1].shape[1] < k:
             t = time.perf_counter()
-            self.cache[key] = self.base(Xq, Xr, min(max(k, self.kmax), Xr.shape[0]))
+            self.cache[key] = self._search(Xq, Xr, min(max(k, self.kmax), Xr.shape[0]), key)
             self.seconds += time.perf_counter() - t
         return self.cache[key]
+
+    def _search(self, Xq, Xr, k: int, key: tuple[str, str]) -> tuple[np.ndarray, np.ndarray]:
+        "The base search with `k` columns, read back from or filed on disk when persisting."
+        if self.store is None: return self.base(Xq, Xr, k)
+        run = lambda: dict(zip(("dist", "idx"), self.base(Xq, Xr, k)))
+        lists = cached("neighbours", run, self.store, *key, k, version=NEIGHBOURS_VERSION, directory=self.directory)
+        return lists["dist"], lists["idx"]
 
     def __call__(self, Xq, Xr, k: int) -> tuple[np.ndarray, np.ndarray]:
         dist, idx = self.get(Xq, Xr, k)
