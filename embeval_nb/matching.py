@@ -14,7 +14,7 @@ import numpy as np
 from .checks import check_choice, check_int
 from .core import jit
 from .metrics import (COSINE, EUCLIDEAN, PRECOMPUTED, SQEUCLIDEAN, _distance, _distance_rows, _lower,
-                                _raw_ceiling, _upper, normalize_rows, prepare, raw_block, raw_bounds, row_chunks)
+                                _raw_ceiling, _upper, normalize_rows, prepare, row_chunks)
 from .neighbours import NO_INDEX, _topk_insert
 
 # %% auto #0
@@ -59,12 +59,10 @@ def _blocks(P):
     "Row blocks (i0, i1) of the prepared points P against all their rows, within the memory budget."
     return row_chunks(len(P.X), len(P.X))
 
-def _single_ok(P) -> bool:
-    "True if the raw values of P's metric are squared Euclidean distances (euclidean, sqeuclidean, cosine): the passes may run in float32."
-    return P.code in (EUCLIDEAN, SQEUCLIDEAN, COSINE)
-
 def _single_precision(P):
     "`(X32, sq, E32, scale)`: the prepared points times `scale` (a power of two, largest entry below 1) in float32, their squared norms and error shares in those units."
+    if P.code not in (EUCLIDEAN, SQEUCLIDEAN, COSINE):
+        raise ValueError(f"the blocked passes need raw values that are squared Euclidean distances, not metric code {P.code}")
     big = float(np.abs(P.X).max()) if P.X.size else 0.0
     e = math.frexp(big)[1] if big > 0 else 0
     scale = math.ldexp(1.0, -2 * e)                             # of raw values (squared distances)
@@ -72,8 +70,8 @@ def _single_precision(P):
     return np.ldexp(P.X, -e).astype(np.float32), sq, 8.0 * (d + 4) * 2.0 ** -24 * sq + (d + 2) * 2.0 ** -100, scale
 
 @jit
-def _block_row_bounds32(G, i0, sq, E32, inv, code, lower, upper):
-    "`_block_row_bounds` from the float32 Gram block G (rows i0.., columns i0..) of `_single_precision` (inv: 1 / scale)."
+def _block_row_bounds(G, i0, sq, E32, inv, code, lower, upper):
+    "Lower and upper bounds on the largest distance from each row i0.. of the float32 Gram block G (columns i0..) of `_single_precision` to the later rows (inv: 1 / scale)."
     for r in range(G.shape[0]):
         i = i0 + r; lo = 0.0; hi = 0.0
         for c in range(r + 1, G.shape[1]):
@@ -81,15 +79,6 @@ def _block_row_bounds32(G, i0, sq, E32, inv, code, lower, upper):
             lo = max(lo, s - E32[i0 + c]); hi = max(hi, s + E32[i0 + c])
         lower[i] = _lower(lo * inv, E32[i] * inv, code)
         upper[i] = _upper(hi * inv, E32[i] * inv, code) if r + 1 < G.shape[1] else 0.0
-@jit
-def _block_row_bounds(S, i0, E, code, lower, upper):
-    "Lower and upper bounds on the largest distance from each row i0.. of raw block S (columns i0..) to the later rows."
-    for r in range(S.shape[0]):
-        i = i0 + r; lo = 0.0; hi = 0.0                              # _lower and _upper rise with s - e and s + e
-        for c in range(r + 1, S.shape[1]):
-            lo = max(lo, S[r, c] - E[i0 + c]); hi = max(hi, S[r, c] + E[i0 + c])
-        lower[i] = _lower(lo, E[i], code)
-        upper[i] = _upper(hi, E[i], code) if r + 1 < S.shape[1] else 0.0
 
 @jit
 def _rows_max_distance(X, code, rows):
@@ -102,15 +91,10 @@ def _rows_max_distance(X, code, rows):
 
 def _max_distance_blocked(P) -> float:
     "Exactly `_max_distance(P.X, P.code)`, from BLAS bounds and the exact loop on the rows that may hold it."
-    n = len(P.X); E = raw_bounds(P)
-    lower = np.zeros(n); upper = np.zeros(n)
-    if _single_ok(P):
-        X32, sq, E32, scale = _single_precision(P)
-        for i0, i1 in _blocks(P):
-            _block_row_bounds32(X32[i0:i1] @ X32[i0:].T, i0, sq, E32, 1.0 / scale, P.code, lower, upper)
-    else:
-        for i0, i1 in _blocks(P):
-            _block_row_bounds(raw_block(P, P, i0, i1, i0, n), i0, E, P.code, lower, upper)
+    n = len(P.X); lower = np.zeros(n); upper = np.zeros(n)
+    X32, sq, E32, scale = _single_precision(P)
+    for i0, i1 in _blocks(P):
+        _block_row_bounds(X32[i0:i1] @ X32[i0:].T, i0, sq, E32, 1.0 / scale, P.code, lower, upper)
     return _rows_max_distance(P.X, P.code, np.flatnonzero(upper >= lower.max()))
 
 # %% ../nbs/matching.ipynb #c028
@@ -138,28 +122,13 @@ def _knn_table(X, code, per_unit, k, Q):
 
 # %% ../nbs/matching.ipynb #c030s1
 @jit
-def _block_knn(S, i0, E, code, slack, X, per_unit, Q, nb, nd):
-    "Rows i0.. of the k-nearest table: the exact insertion, on the columns whose lower bound may put them in it."
-    k = nb.shape[1]
-    up, cols = np.empty(k), np.empty(k, np.int64)
-    for r in range(S.shape[0]):
-        i = i0 + r; up[:] = np.inf; cols[:] = NO_INDEX
-        for c in range(S.shape[1]):                                 # _upper(S[r, c], E[i] + E[c]) rises with S + E
-            if c != i: _topk_insert(up, cols, S[r, c] + E[c], c)
-        bound = (_upper(up[k - 1], E[i], code) + slack) * (1 + 1e-9)
-        top = _raw_ceiling(bound, code) + E[i]
-        for j in range(X.shape[0]):
-            if j != i and S[r, j] <= (top + E[j]) * (1 + 1e-9) and _lower(S[r, j], E[i] + E[j], code) <= bound:
-                _topk_insert(nd[i], nb[i], _level(X, i, j, code, per_unit, Q), j)
-
-@jit
-def _block_knn32(G, i0, sq, E32, inv, code, slack, X, per_unit, Q, nb, nd):
-    "`_block_knn` from the float32 Gram block G (rows i0.., all columns) of `_single_precision` (inv: 1 / scale)."
+def _block_knn(G, i0, sq, E32, inv, code, slack, X, per_unit, Q, nb, nd):
+    "Rows i0.. of the k-nearest table from the float32 Gram block G (all columns) of `_single_precision` (inv: 1 / scale): the exact insertion, on the columns whose lower bound may put them in it."
     k = nb.shape[1]
     up, cols = np.empty(k), np.empty(k, np.int64)
     for r in range(G.shape[0]):
         i = i0 + r; up[:] = np.inf; cols[:] = NO_INDEX
-        for c in range(G.shape[1]):
+        for c in range(G.shape[1]):                                 # _upper(s, E_i + E_c) rises with s + E_c
             if c != i: _topk_insert(up, cols, (sq[i] + sq[c] - 2.0 * G[r, c] + E32[c]) * inv, c)
         bound = (_upper(up[k - 1], E32[i] * inv, code) + slack) * (1 + 1e-9)
         top = _raw_ceiling(bound, code) + E32[i] * inv
@@ -170,16 +139,12 @@ def _block_knn32(G, i0, sq, E32, inv, code, slack, X, per_unit, Q, nb, nd):
 
 def _knn_table_blocked(P, per_unit: float, k: int, Q) -> tuple[np.ndarray, np.ndarray]:
     "Exactly `_knn_table` of the prepared points P, the candidates of each row found from BLAS blocks."
-    n = len(P.X); E = raw_bounds(P)
+    n = len(P.X)
     slack = 1.0 / per_unit if per_unit > 0 else np.inf                  # one rounding level, in distance units
     nb = np.full((n, k), NO_INDEX, np.int64); nd = np.full((n, k), NO_INDEX, np.int64)
-    if _single_ok(P):
-        X32, sq, E32, scale = _single_precision(P)
-        for i0, i1 in _blocks(P):
-            _block_knn32(X32[i0:i1] @ X32.T, i0, sq, E32, 1.0 / scale, P.code, slack, P.X, per_unit, Q, nb, nd)
-        return nb, nd
+    X32, sq, E32, scale = _single_precision(P)
     for i0, i1 in _blocks(P):
-        _block_knn(raw_block(P, P, i0, i1, 0, n), i0, E, P.code, slack, P.X, per_unit, Q, nb, nd)
+        _block_knn(X32[i0:i1] @ X32.T, i0, sq, E32, 1.0 / scale, P.code, slack, P.X, per_unit, Q, nb, nd)
     return nb, nd
 
 # %% ../nbs/matching.ipynb #c030s2
@@ -1073,24 +1038,6 @@ def _pair_violation(i, j, base, Z, metric, per_unit, C, dualvar, bparent, pos, l
         nviol += 1
     return nviol
 
-@jit
-def _block_violations(S, i0, Z, metric, per_unit, C, dualvar, zneg, E, bparent, pos, lo, hi, Q, maxviol, vi, vj, nviol):
-    "Violated pairs i < j among rows i0.. of raw block S (columns i0..), exact test where the distance bounds allow one."
-    for r in range(S.shape[0]):
-        i = i0 + r
-        base = 4 * C - dualvar[i] - 2 * zneg[i]
-        for c in range(r + 1, S.shape[1]):
-            j = i0 + c
-            t4 = base - dualvar[j]                      # a violation needs 4 q < t4
-            if t4 <= 0:
-                continue
-            if per_unit > 0:
-                d = ((t4 - 1) // 4 + 0.5) / per_unit * (1 + 1e-9)      # a violation needs a distance up to d
-                if S[r, c] > (_raw_ceiling(d, metric) + E[i] + E[j]) * (1 + 1e-9) or _lower(S[r, c], E[i] + E[j], metric) > d:
-                    continue
-            nviol = _pair_violation(i, j, base, Z, metric, per_unit, C, dualvar, bparent, pos, lo, hi, Q, maxviol, vi, vj, nviol)
-    return nviol
-
 # %% ../nbs/matching.ipynb #c093bs2b
 @jit
 def _screen_violations(G, i0, scale, sq, E32, Z, metric, per_unit, C, dualvar, zneg, bparent, pos, lo, hi, Q, maxviol, vi, vj, nviol):
@@ -1113,12 +1060,6 @@ def _check_duals_blocked(P, per_unit: float, C: int, nvert: int, dualvar, bparen
     order, pos, lo, hi = _blossom_intervals(nvert, bparent)
     zneg = _negative_z(n, dualvar, bparent)
     nviol = _ghost_violations(n, nvert, C, dualvar, bparent, pos, lo, hi, maxviol, vi, vj)
-    if not _single_ok(P):
-        E = raw_bounds(P)
-        for i0, i1 in _blocks(P):
-            nviol = _block_violations(raw_block(P, P, i0, i1, i0, n), i0, P.X, P.code, per_unit, C, dualvar, zneg,
-                                      E, bparent, pos, lo, hi, Q, maxviol, vi, vj, nviol)
-        return nviol
     X32, sq, E32, scale = _single_precision(P)
     for i0, i1 in _blocks(P):
         nviol = _screen_violations(X32[i0:i1] @ X32[i0:].T, i0, scale, sq, E32, P.X, P.code, per_unit, C,
