@@ -240,18 +240,48 @@ def test_readme_counts_block_counts_every_verdict(tables, tmp_path):
         readme_claims.counts_block(records)
 
 
-def test_readme_block_is_made_from_the_records(tables, tmp_path):
-    records = _records_with_every_chapter(tmp_path)
+def _readme(tmp_path):
+    "A README with the three blocks, stale."
     text = ("intro\n" + readme_claims.START + "\nSTALE-BLOCK\n" + readme_claims.END + "\nmiddle\n"
-            + readme_claims.COUNTS_START + "\nSTALE\n" + readme_claims.COUNTS_END + "\nrest\n")
+            + readme_claims.COUNTS_START + "\nSTALE\n" + readme_claims.COUNTS_END + "\nmore\n"
+            + readme_claims.PAPER_START + "\nSTALE-PAPER\n" + readme_claims.PAPER_END + "\nrest\n")
     readme = tmp_path / "README.md"; readme.write_text(text)
-    assert readme_claims.main(["--records", str(records), "--readme", str(readme), "--check"]) == 1
-    assert readme_claims.main(["--records", str(records), "--readme", str(readme)]) == 0
+    return readme
+
+
+def test_readme_block_is_made_from_the_records(tables, tmp_path):
+    records, readme, results = _records_with_every_chapter(tmp_path), _readme(tmp_path), tmp_path / "results"
+    args = ["--records", str(records), "--readme", str(readme), "--results", str(results)]
+    assert readme_claims.main(args + ["--check"]) == 1
+    assert readme_claims.main(args) == 0
     new = readme.read_text()
     assert new.startswith("intro\n") and new.endswith("\nrest\n") and "STALE" not in new and "\nmiddle\n" in new
-    assert readme_claims.main(["--records", str(records), "--readme", str(readme), "--check"]) == 0
+    assert readme_claims.main(args + ["--check"]) == 0
     for c in tables["wmd/tables/claims"]:
         assert f"| {c['statement']} | **{c['verdict']}** |" in new
+
+
+def test_readme_sets_a_paper_scale_run_beside_the_book_run(tables, tmp_path):
+    """--paper-run keeps a summary of a run at scale='paper' in the results folder, and the paper-scale block shows
+    its Table 2 and verdicts beside the book's run of the same data set, a changed verdict in bold; a run at another
+    scale is refused."""
+    records, readme, results = _records_with_every_chapter(tmp_path), _readme(tmp_path), tmp_path / "results"
+    book_run = readme_claims._run("reuters", records)
+    run = json.loads(json.dumps(book_run)); run["wmd/setup"]["scale"] = "paper"
+    flip = run["wmd/claims"][0]; flip["verdict"] = "fails" if flip["verdict"] != "fails" else "holds"
+    run["wmd/table2"]["WMD"]["mean"] = 99.25
+    (tmp_path / "paper.json").write_text(json.dumps(run))
+    args = ["--records", str(records), "--readme", str(readme), "--results", str(results)]
+    assert readme_claims.main(args + ["--paper-run", str(tmp_path / "paper.json")]) == 0
+    assert (results / "wmd-reuters-paper.json").is_file() and readme_claims.main(args + ["--check"]) == 0
+    block = readme.read_text().split(readme_claims.PAPER_START)[1].split(readme_claims.PAPER_END)[0]
+    wmd = book_run["wmd/table2"]["WMD"]
+    assert f"| WMD | {wmd['mean']:.1f} [{wmd['interval'][0]:.1f}, {wmd['interval'][1]:.1f}] | 99.2 [" in block
+    assert f"| {flip['statement']} | {book_run['wmd/claims'][0]['verdict']} | **{flip['verdict']}** |" in block
+    assert f"1 of {len(run['wmd/claims'])} verdicts change" in block
+    (tmp_path / "book.json").write_text(json.dumps(book_run))
+    with pytest.raises(ValueError, match="scale='smoke', not 'paper'"):
+        readme_claims.main(args + ["--paper-run", str(tmp_path / "book.json")])
 
 
 # --- the book build's per-data-set pages ---------------------------------------------------------------------
@@ -299,5 +329,6 @@ def test_paper_numbers():
 
 def test_readme_has_the_blocks():
     text = (book.ROOT / "README.md").read_text()
-    for marker in (readme_claims.START, readme_claims.END, readme_claims.COUNTS_START, readme_claims.COUNTS_END):
+    for marker in (readme_claims.START, readme_claims.END, readme_claims.COUNTS_START, readme_claims.COUNTS_END,
+                   readme_claims.PAPER_START, readme_claims.PAPER_END):
         assert text.count(marker) == 1
