@@ -1400,7 +1400,8 @@ class CachedNeighbours:
                  directory: str | os.PathLike | None = None, # cache root of the filed searches, as in `cached`
                 ):
         if check_int(kmax, "kmax") < 1: raise ValueError(f"kmax must be at least 1, got {kmax}")
-        self.base, self.kmax, self.cache, self.seconds = neighbours, kmax, {}, 0.0   # seconds spent searching
+        self.base, self.kmax, self.cache = neighbours, kmax, {}
+        self.seconds, self.read_back = 0.0, 0   # what its searches took when they ran (here or in the run that filed them); searches read from disk
         self.directory, self.store = directory, None      # store: the content key of `neighbours.key` when persisting
         if check_bool(persist, "persist"):
             if not hasattr(neighbours, "key"):
@@ -1425,17 +1426,23 @@ class CachedNeighbours:
         if not 1 <= check_int(k, "k") <= Xr.shape[0]: raise ValueError(f"k must be in 1..{Xr.shape[0]} (rows of Xr), got {k}")
         key = (_matrix_key(Xq), _matrix_key(Xr))
         if key not in self.cache or self.cache[key][1].shape[1] < k:
-            t = time.perf_counter()
-            self.cache[key] = self._search(Xq, Xr, min(max(k, self.kmax), Xr.shape[0]), key)
-            self.seconds += time.perf_counter() - t
+            k = min(max(k, self.kmax), Xr.shape[0])
+            lists = self._search(Xq, Xr, k) if self.store is None else self._filed(Xq, Xr, k, key)
+            self.cache[key] = lists["dist"], lists["idx"]; self.seconds += float(lists["seconds"])
         return self.cache[key]
 
-    def _search(self, Xq, Xr, k: int, key: tuple[str, str]) -> tuple[np.ndarray, np.ndarray]:
-        "The base search with `k` columns, read back from or filed on disk when persisting."
-        if self.store is None: return self.base(Xq, Xr, k)
-        run = lambda: dict(zip(("dist", "idx"), self.base(Xq, Xr, k)))
-        lists = cached("neighbours", run, self.store, *key, k, version=NEIGHBOURS_VERSION, directory=self.directory)
-        return lists["dist"], lists["idx"]
+    def _search(self, Xq, Xr, k: int) -> dict:
+        "The base search with `k` columns: {'dist', 'idx', 'seconds' it took}."
+        t = time.perf_counter(); dist, idx = self.base(Xq, Xr, k)
+        return {"dist": dist, "idx": idx, "seconds": np.array(time.perf_counter() - t)}
+
+    def _filed(self, Xq, Xr, k: int, key: tuple[str, str]) -> dict:
+        "`_search`, read back from disk if filed there (counted in `read_back`), else run and filed."
+        ran = []
+        lists = cached("neighbours", lambda: ran.append(1) or self._search(Xq, Xr, k), self.store, *key, k,
+                       version=NEIGHBOURS_VERSION, directory=self.directory)
+        self.read_back += not ran
+        return lists
 
     def __call__(self, Xq, Xr, k: int) -> tuple[np.ndarray, np.ndarray]:
         dist, idx = self.get(Xq, Xr, k)
