@@ -1378,7 +1378,7 @@ def evaluate_wknn(neighbours: Callable,             # (Xq, Xr, k) -> (dist (nq, 
                       tuple(100.0 * (1 - c / len(va)) for c in correct), predicted, predicted == y_test)
 
 # %% ../nbs/wmd_impl.ipynb #c059
-NEIGHBOURS_VERSION = 1   # of the lists `CachedNeighbours` files on disk: raise it when a search's results change
+NEIGHBOURS_VERSION = 2   # of the entries `CachedNeighbours` files on disk: raise it when a search's results or what is stored change
 
 def _matrix_key(X) -> str:
     "The content key of a sparse or dense matrix `X (n, V)` (dense and sparse forms of one matrix get the same key)."
