@@ -119,6 +119,14 @@ def _error_cell(row: dict) -> str:
     return f'{row["mean"]:.1f} [{row["interval"][0]:.1f}, {row["interval"][1]:.1f}]'
 
 
+def _sittings(run: dict) -> str:
+    "How the run was made, if in several sittings: how many searches the last one read back, and how long it took."
+    n = run["searches"]["read_back"]
+    if n == 0: return f", the whole page {run['minutes']['total']:.0f} minutes"
+    return (f", as they ran (the page was run in several sittings: the last read {n} searches back from the cache "
+            f"and took {run['minutes']['total']:.0f} minutes)")
+
+
 def paper_block(records: Path, results: Path = RESULTS) -> str:
     "The README block of the paper-scale runs in `results`, each beside the book's run of its data set (if `records` has one)."
     from embeval_nb.core import paper_tables
@@ -134,10 +142,8 @@ def paper_block(records: Path, results: Path = RESULTS) -> str:
         lines += [f"{d} at scale=\"paper\": all {s['n_train'][0]} of {s['train_total'][0]} training and "
                   f"{s['n_test'][0]} of {s['test_total'][0]} test documents, every validation document and the appendix "
                   f"ablations on all test documents. Its WMD searches took {run['searches']['minutes']:.0f} minutes "
-                  f"on this machine with two workers, as they ran ({run['searches']['read_back']} of them read back "
-                  f"from the cache of an earlier, interrupted run; the last run took {run['minutes']['total']:.0f} "
-                  f"minutes). Errors in % [exact 95% interval over the test documents]; the book's run classifies "
-                  f"{n_book} test documents.", "",
+                  f"on this machine with two workers{_sittings(run)}. Errors in % [exact 95% interval over the test "
+                  f"documents]; the book's run classifies {n_book} test documents.", "",
                   f"| Table 2 row | book scale ({n_book} test docs) | paper scale ({s['n_test'][0]} test docs) | paper |",
                   "|---|---|---|---|"]
         rows = [r for r in paper.index if r in run["table2"]] + [r for r in run["table2"] if r not in paper.index]
