@@ -859,23 +859,23 @@ def _pool_add(pool, CT, cols, v, qa):
 
 # %% ../nbs/wmd_impl.ipynb #c035bs3
 @jit
-def _pool_cheap(D, pool, r_ind, r_w, cheap, side):
-    "Every entry's cheap bound qa.u + b.g into cheap (_POOL,) and b.g into side (_POOL,), transforms filled in for the words r_ind."
-    U, G, known, QU, state = pool
-    for s in range(state[0]):
-        _fill_transform(D, U[s], G[s], known[s], r_ind)
-        bg = 0.0; g = G[s]
-        for p in range(r_ind.shape[0]): bg += r_w[p] * g[r_ind[p]]
-        side[s] = bg; cheap[s] = bg + QU[s]
+def _pool_cheap(D, pool, s, r_ind, r_w):
+    "Entry s's cheap bound qa.u + b.g and its b.g, the entry's transform filled in for the words r_ind."
+    U, G, known, QU, _ = pool
+    _fill_transform(D, U[s], G[s], known[s], r_ind)
+    bg = 0.0; g = G[s]
+    for p in range(r_ind.shape[0]): bg += r_w[p] * g[r_ind[p]]
+    return bg + QU[s], bg
 
 @jit
 def _pool_bound(D, qa, pool, r_ind, r_w, cut, mins):
-    "The best lower bound of the pool's potentials (cheap bounds first, then full bounds best cheap first), stopping at the first above cut: (bound, its entry), (-inf, -1) for an empty pool."
+    "The best lower bound of the pool's potentials (cheap bounds, most recently used entry first, then full bounds, best cheap first), stopping at the first above cut: (bound, its entry), (-inf, -1) for an empty pool."
     n, state = pool[4][0], pool[4]
     cheap = np.full(_POOL, -np.inf); side = np.empty(_POOL)
-    _pool_cheap(D, pool, r_ind, r_w, cheap, side)
+    for s in np.argsort(-state[2:2 + n]):
+        cheap[s], side[s] = _pool_cheap(D, pool, s, r_ind, r_w)
+        if cheap[s] > cut: _pool_touch(state, s); return cheap[s], s
     slot = np.argmax(cheap); best = cheap[slot]
-    if best > cut: _pool_touch(state, slot); return best, slot
     for _ in range(n):
         s = np.argmax(cheap); cheap[s] = -np.inf
         bound = side[s] + _query_side(D, qa, pool[1][s], r_ind, mins)

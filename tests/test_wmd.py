@@ -464,7 +464,7 @@ def test_potential_bounds_are_lower_bounds_and_tight_at_pots_duals():
         assert slot == 0 and bound <= exact + 1e-12 and bound >= exact - 1e-6
 
 
-def test_pool_replaces_the_least_recently_useful_potentials_and_stops_at_the_cut():
+def test_pool_tries_the_latest_potentials_first_replaces_the_least_recently_useful_and_stops_at_the_cut():
     from embeval_nb.wmd import _POOL, _new_pool, _pool_add, _pool_bound
     rng = np.random.default_rng(33)
     V, n1 = 20, 3
@@ -477,8 +477,9 @@ def test_pool_replaces_the_least_recently_useful_potentials_and_stops_at_the_cut
     assert state[0] == _POOL and list(U[:, 0]) == list(range(_POOL))
     np.testing.assert_allclose(QU, U @ qa)                       # each entry's value qa.u
     bound, slot = _pool_bound(DT, qa, pool, rw, rb, -np.inf, np.empty(n1))   # every cheap bound beats this cut
-    cheap = [QU[s] + rb @ G[s][rw] for s in range(_POOL)]
-    assert known[:, rw].all() and slot == int(np.argmax(cheap)) and bound == max(cheap)
+    last = _POOL - 1                                             # the most recently used entry is tried first and prunes,
+    assert slot == last and bound == pytest.approx(QU[last] + rb @ G[last][rw], rel=1e-14)
+    assert known[last, rw].all() and not known[:last].any()      # and no other entry fills in a transform
     expected = [s for s in range(_POOL) if s != slot][:3]       # the entry that pruned is kept; the oldest others go
     for s in range(3):
         C = np.zeros((n1, 1)); C[0, 0] = 100 + s
