@@ -1,7 +1,7 @@
 """WMD speed, side by side with the tools people use today (POT, gensim), in one run.
 
     python benchmarks/wmd.py [--dataset reuters] [--metric euclidean] [--pca-dim 0] [--pairs 400] [--queries 200]
-                             [--check-queries 4] [--pot-sample 6000] [--skip-single]
+                             [--check-queries 4] [--pot-sample 6000] [--skip-single] [--breakdown 40]
 
 Data: `load_corpus(--dataset)` (reuters, R8, by default; 20news has twice as many words per document and twice
 as many training documents), GloVe 6B 50d L2-normalised (the paper's convention).
@@ -18,6 +18,10 @@ as many training documents), GloVe 6B 50d L2-normalised (the paper's convention)
    exactly the neighbours and distances of our own brute force (`wmd_pairwise`).
    `--metric` picks the cost between word vectors, `--pca-dim 5` the 5-d PCA vectors of the paper's ablation
    (`pca_embeddings`, fitted on the training documents); `--skip-single` leaves out part 1.
+3. where the time of a query goes, on the first `--breakdown` queries of part 2 (0: skip): the float64 cost table,
+   the bounds of every training document (with the rate at which they read the float32 cost rows, beside the
+   machine's streaming read rate measured in the same run), the rest of the search, and the time of the k exact
+   solves that an oracle knowing the neighbours would still need: how far the search is from that limit.
 Times are CPU seconds of this process (`time.process_time`, robust to other jobs on a shared machine) and
 wall seconds; ratios use CPU time; the single-pair timings are the best of `--repeats` interleaved runs.
 BLAS is pinned to one thread (threadpoolctl): with its default threads, OpenBLAS workers spin after every
@@ -102,6 +106,7 @@ def run():
     ap.add_argument("--n-jobs", type=int, default=1)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--breakdown", type=int, default=40)
     args = ap.parse_args()
     rng = np.random.default_rng(args.seed)
 
@@ -186,6 +191,7 @@ def knn(args, rng, Xtr, Xte, E):
     print(f"   spread of that ratio: {halves[0]:.1f}x and {halves[1]:.1f}x from the two halves of the sample, "
           f"{interval[0]:.1f}x to {interval[1]:.1f}x (90% bootstrap interval over the {args.pot_sample} pairs)")
     check(args, Xq, Xtr, E, dist, idx, k)
+    if args.breakdown: breakdown(args, Xq[:args.breakdown], Xtr, E, idx[:args.breakdown], k)
 
 
 def check(args, Xq, Xtr, E, dist, idx, k):
@@ -202,6 +208,55 @@ def check(args, Xq, Xtr, E, dist, idx, k):
     print(f"   check on {c} queries x {Xtr.shape[0]} (POT brute force, {t_check.cpu:.0f} s): same neighbours as POT: {same_idx}, "
           f"max rel. distance difference {rel:.1e}; identical to our own brute force (wmd_pairwise): "
           f"{np.array_equal(o2, idx[:c]) and np.array_equal(np.take_along_axis(Ours, o2, 1), dist[:c])}")
+
+
+def streaming_read_rate(nbytes=2 ** 29, repeats=3) -> float:
+    "Bytes per second of one thread taking the largest entry of a float32 array of `nbytes` (the memory floor of a pass over data), best of `repeats`."
+    A = np.ones(nbytes // 4, np.float32); best = np.inf
+    for _ in range(repeats):
+        t = time.perf_counter(); A.max(); best = min(best, time.perf_counter() - t)
+    return nbytes / best
+
+
+def breakdown(args, Xq, Xtr, E, idx, k):
+    """Part 3: where a query's time goes, per query: the float64 cost table, the bounds of every training document,
+    the rest of the search (potential and ICT bounds, exact solves), and the k exact solves that an oracle knowing
+    the neighbours would still need (the same solver on the same costs)."""
+    from embeval_nb.metrics import SQEUCLIDEAN, _distance_rows
+    from embeval_nb.wmd import _bound_costs, _gather_costs, _knn_query, _lower_bounds, _prepare, _used_words, _wmd_pair
+    Xq, Xr, E, Cr, code, _ = _prepare(Xq, Xtr, E, args.metric)
+    used, local = _used_words(Xr)
+    ptr, ind, dat = Xr.indptr.astype(np.int64), Xr.indices.astype(np.int64), Xr.data
+    t_cost = t_bound = t_search = t_oracle = 0.0; n_exact = bytes_rows = 0
+    for q in range(-1, Xq.shape[0]):                        # q = -1: compile and warm up on the first query
+        row = max(q, 0)
+        qw = Xq.indices[Xq.indptr[row]:Xq.indptr[row + 1]].astype(np.int64); qa = Xq.data[Xq.indptr[row]:Xq.indptr[row + 1]].copy()
+        query = (qw, qa, qa @ E[qw])
+        t0 = time.process_time(); DT = _distance_rows(E, used, E, qw, code)
+        t1 = time.process_time(); _lower_bounds(_bound_costs(DT), query, (ptr, local, dat), Cr, code)
+        t2 = time.process_time(); out = (np.empty(k), np.empty(k, np.int64))
+        solved = _knn_query(DT, query, (ptr, ind, dat, local), Cr, code, k, -1, out)
+        t3 = time.process_time()
+        oracle = [_wmd_pair(_gather_costs(DT, local[ptr[r]:ptr[r + 1]]), qw, qa, ind[ptr[r]:ptr[r + 1]], dat[ptr[r]:ptr[r + 1]],
+                            code != SQEUCLIDEAN) for r in idx[row]]
+        t4 = time.process_time()
+        assert np.array_equal(out[1], idx[row]) and np.array_equal(oracle, out[0])   # the same search, the same solver
+        if q < 0: continue
+        t_cost += t1 - t0; t_bound += t2 - t1; t_search += t3 - t2; t_oracle += t4 - t3
+        n_exact += solved; bytes_rows += len(ind) * len(qw) * 4
+    n = Xq.shape[0]; rate = streaming_read_rate()
+    ms = lambda t: t / n * 1e3
+    total = t_cost + t_search
+    print(f"\n3. where a query's time goes ({n} of the queries above, CPU ms per query, one core)")
+    line = lambda label, t, more="": print(f"   {label:<66}{ms(t):7.1f}{more}")
+    line(f"cost table (float64, {len(used)} words x the query's words)", t_cost)
+    line(f"bounds of all {Xr.shape[0]} documents (RWMD, WCD)", t_bound,
+         f"   (they read {bytes_rows / n / 2**20:.0f} MB of float32 cost rows: {bytes_rows / t_bound / 1e9:.1f} GB/s; "
+         f"streaming reads on this machine {rate / 1e9:.1f} GB/s)")
+    line(f"rest of the search (potential and ICT bounds, {n_exact / n:.0f} exact solves)", t_search - t_bound)
+    line("the whole query", total)
+    line(f"an oracle knowing the {k} neighbours: their {k} exact solves", t_oracle,
+         f"   -> the search takes {total / t_oracle:.1f}x the solves it cannot avoid")
 
 
 if __name__ == "__main__":
