@@ -12,7 +12,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 import numpy as np
 from tqdm import tqdm  # plain text bars: tqdm.auto needs ipywidgets in notebooks and warns without it
 
-from .cache import atomic_write
+from .cache import atomic_write, locked
 from .checks import check_choice, check_n_jobs
 from .stats import (VERDICTS, bonferroni_level, bootstrap_interval, combined_verdict, interval_verdict,
                              mcnemar_exact, percentile_interval)
@@ -202,7 +202,7 @@ def read_records(path: str | os.PathLike | None = None) -> dict:
     return json.loads(path.read_text()) if path.exists() else {}
 
 def record(name: str, value: Any) -> Any:
-    """Store `value` under `name` in the record file (atomically) and return it unchanged.
+    """Store `value` under `name` in the record file (atomically, under `locked` so no other record is lost) and return it unchanged.
 
     >>> import tempfile
     >>> from unittest import mock
@@ -210,9 +210,10 @@ def record(name: str, value: Any) -> Any:
     ...     record("demo/x", np.arange(2)), read_records()          # the value back unchanged, stored as JSON
     (array([0, 1]), {'demo/x': [0, 1]})
     """
-    path = record_file(); path.parent.mkdir(parents=True, exist_ok=True)
-    records = read_records(path); records[name] = _to_json(value)
-    atomic_write(path, lambda f: f.write(json.dumps(records, indent=1, sort_keys=True).encode()))
+    path, stored = record_file(), _to_json(value)
+    with locked(path):                                  # read, add, replace: one process at a time
+        records = read_records(path); records[name] = stored
+        atomic_write(path, lambda f: f.write(json.dumps(records, indent=1, sort_keys=True).encode()))
     return value
 
 # %% ../nbs/core.ipynb #c029

@@ -1,14 +1,37 @@
-"""cache: atomic writes, content keys, and `cached` round-tripping every stored format (npy, npz, sparse.npz, parquet,
-json); a changed input, name or version computes again; a torn entry of any format is recomputed with a CacheWarning
-naming the file; the folder comes from the directory argument, else $EMBEVAL_CACHE."""
-import re, signal, subprocess, sys, textwrap, time, warnings
+"""cache: atomic writes whose files follow the umask, the lock that serialises read-modify-write, content keys, and
+`cached` round-tripping every stored format (npy, npz, sparse.npz, parquet, json); a changed input, name or version
+computes again; a torn entry of any format is recomputed with a CacheWarning naming the file; several processes
+caching into one folder at once lose nothing; the folder comes from the directory argument, else $EMBEVAL_CACHE."""
+import json, os, re, signal, stat, subprocess, sys, textwrap, threading, time, warnings
 
 import numpy as np
 import pandas as pd
 import pytest
 import scipy.sparse as sp
 
-from embeval_nb.cache import CacheWarning, atomic_write, cache_dir, cached, content_key
+from embeval_nb.cache import CacheWarning, atomic_write, cache_dir, cached, content_key, locked
+
+
+def run_at_once(script: str, n: int, *args) -> list[str]:
+    """Run `n` Python processes of `script`, which defines `work(i, *args)`, with `work` starting in all of them at
+    the same moment (each signals it is ready, then waits for the word to go); their outputs, or the test fails with
+    the stderr of a process that failed. `i` is the process's index 0..n-1, `args` are passed as strings."""
+    script += "\nimport sys\nprint('ready', flush=True); sys.stdin.readline(); work(int(sys.argv[1]), *sys.argv[2:])\n"
+    procs = [subprocess.Popen([sys.executable, "-c", script, str(i), *map(str, args)], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for i in range(n)]
+    for p in procs: assert p.stdout.readline().strip() == "ready", p.communicate()[1]
+    for p in procs: p.stdin.write("go\n"); p.stdin.flush()
+    outs = [p.communicate(timeout=120) for p in procs]
+    assert all(p.returncode == 0 for p in procs), "\n".join(err for _, err in outs)
+    return [out for out, _ in outs]
+
+
+def modes_under(umask: int, script: str, folder) -> dict:
+    """Run `script` in a process with `umask`, with `folder` as sys.argv[1]; the script prints a JSON dict
+    {name: path} of files it wrote there, and this returns {name: permission bits}."""
+    out = subprocess.run([sys.executable, "-c", script, str(folder)], umask=umask, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    return {k: stat.S_IMODE(os.stat(v).st_mode) for k, v in json.loads(out.stdout.splitlines()[-1]).items()}
 
 
 # --- moved from test_core.py ------------------------------------------------------------------------
@@ -211,6 +234,82 @@ def test_cached_uses_embeval_cache_when_no_directory_is_given(tmp_path, monkeypa
     calls = []
     monkeypatch.setenv("EMBEVAL_CACHE", str(tmp_path / "other"))                # another folder: nothing stored there
     assert cached("envdemo", lambda: calls.append(1) or [1, 2], "k", version=0) == [1, 2] and calls == [1]
+
+
+# --- several processes at once -----------------------------------------------------------------------
+
+_CACHING = textwrap.dedent("""
+    import warnings, numpy as np
+    from embeval_nb.cache import CacheWarning, cached
+    def work(i, folder, n_shared, n_own):
+        warnings.simplefilter("error", CacheWarning)                  # a torn entry read back would warn
+        shared = np.random.default_rng(int(i)).permutation(int(n_shared))    # every process, in its own order
+        for k in shared:
+            out = cached("shared", lambda: np.full(200_000, k, dtype=np.int64), int(k), version=0, directory=folder)
+            assert out.shape == (200_000,) and (out == k).all(), (k, out[:3])
+        for k in range(int(n_own)):
+            out = cached("own", lambda: {"who": [int(i), k]}, int(i), k, version=0, directory=folder)
+            assert out == {"who": [int(i), k]}, out
+""")
+
+
+def test_processes_caching_into_one_folder_at_once_lose_nothing(tmp_path):
+    """Three processes compute and store the same 40 entries (each in its own order) and 30 entries of their own
+    into one folder at once: every value they get, stored or read back, is whole and right; afterwards every entry is
+    there exactly once, readable, and no temporary file is left. The shared entries are 1.6 MB, large enough that a
+    writer which wrote under the entry's own name (not through a renamed temporary file) is caught being read torn."""
+    run_at_once(_CACHING, 3, tmp_path, 40, 30)
+    shared, own = sorted((tmp_path / "shared").iterdir()), sorted((tmp_path / "own").iterdir())
+    assert [p.name for p in shared] == sorted(content_key("shared", 0, k) + ".npy" for k in range(40))
+    assert [p.name for p in own] == sorted(content_key("own", 0, i, k) + ".json" for i in range(3) for k in range(30))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", CacheWarning)
+        for k in range(40):
+            assert (cached("shared", lambda: None, k, version=0, directory=tmp_path) == k).all()
+        assert all(cached("own", lambda: None, i, k, version=0, directory=tmp_path) == {"who": [i, k]}
+                   for i in range(3) for k in range(30))
+    assert not list(tmp_path.rglob("*.tmp"))
+
+
+def test_locked_excludes_other_threads_and_processes(tmp_path):
+    """While one holder is inside `locked(path)`, another thread or process waits at its `with`; the lock is the
+    file `<path>.lock` beside `path`, which stays (and `path` itself is neither created nor touched)."""
+    target, inside = tmp_path / "sub" / "r.json", []
+    def hold(name, seconds):
+        with locked(target):
+            inside.append(f"{name} in"); time.sleep(seconds); inside.append(f"{name} out")
+    threads = [threading.Thread(target=hold, args=(n, 0.05)) for n in "abc"]
+    for t in threads: t.start()
+    for t in threads: t.join()
+    assert [x.split()[1] for x in inside] == ["in", "out"] * 3                 # never two inside at once
+    assert [p.name for p in target.parent.iterdir()] == ["r.json.lock"]
+    holder = subprocess.Popen([sys.executable, "-c", "import sys, time; from embeval_nb.cache import locked\n"
+                               f"with locked({str(target)!r}): print('held', flush=True); time.sleep(0.5)"],
+                              stdout=subprocess.PIPE, text=True)
+    assert holder.stdout.readline().strip() == "held"
+    start = time.perf_counter()
+    with locked(target): waited = time.perf_counter() - start
+    holder.wait()
+    assert waited > 0.2, waited
+
+
+_MODES = textwrap.dedent("""
+    import json, os, sys, numpy as np
+    from embeval_nb.cache import _UMASK_AT_IMPORT, _umask, atomic_write, cached, locked
+    d = sys.argv[1]
+    assert _umask() == _umask("/no/such/status") == _UMASK_AT_IMPORT == os.umask(_UMASK_AT_IMPORT), _umask()
+    cached("demo", lambda: np.arange(3), version=0, directory=d)
+    with locked(f"{d}/r.json"): pass
+    print(json.dumps({"atomic": str(atomic_write(f"{d}/a.bin", lambda f: f.write(b"x"))),
+                      "entry": str(next(os.scandir(f"{d}/demo")).path), "lock": f"{d}/r.json.lock"}))
+""")
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o077, 0o002], ids=oct)
+def test_written_files_follow_the_umask(tmp_path, umask):
+    """Files written through atomic_write (cache entries, records) and lock files get the mode a plain `open` gives,
+    0o666 less the umask, not mkstemp's private 0600; the umask is read from /proc/self/status, else as at import."""
+    assert modes_under(umask, _MODES, tmp_path) == dict.fromkeys(["atomic", "entry", "lock"], 0o666 & ~umask)
 
 
 # --- atomic writes and content keys -----------------------------------------------------------------

@@ -1,12 +1,15 @@
-"""core: the parallel map on every backend, jit's caching rule, records, the claims table and the paper's numbers.
+"""core: the parallel map on every backend, jit's caching rule, records (several processes and threads recording into
+one file at once lose nothing, the file follows the umask), the claims table and the paper's numbers.
 The shared helpers that moved out of core are tested in files of their own: test_cache.py, test_checks.py,
 test_stats.py, test_metrics.py and test_neighbours.py."""
-import os, subprocess, sys
+import os, subprocess, sys, textwrap
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
 
 from embeval_nb.core import Claims, paper_tables, paper_value, parallel_map, parse_paper_table, read_records, record
+from test_cache import modes_under, run_at_once                # several processes at once; modes under a umask
 
 
 def _square(x):
@@ -59,6 +62,45 @@ def test_record_round_trip(tmp_path, monkeypatch):
     monkeypatch.setenv("EMBEVAL_RECORD_FILE", str(tmp_path / "r.json"))
     record("err", np.float32(0.5)); record("table", {"a": np.arange(2)})
     assert read_records() == {"err": 0.5, "table": {"a": [0, 1]}}
+
+
+_RECORDING = textwrap.dedent("""
+    import os
+    from embeval_nb.core import record
+    def work(i, path, n):
+        os.environ["EMBEVAL_RECORD_FILE"] = path
+        for k in range(int(n)): record(f"p{i}/{k}", [int(i), k])
+""")
+
+
+def test_processes_recording_into_one_file_at_once_lose_nothing(tmp_path):
+    """Three processes record 100 numbers each into one file at once while this one reads it without a lock: every
+    read is a whole file holding all that the read before it held, and at the end all 300 records are there."""
+    path, seen = tmp_path / "r.json", {}
+    with ThreadPoolExecutor(1) as pool:
+        writers = pool.submit(run_at_once, _RECORDING, 3, path, 100)
+        while not writers.done():
+            now = read_records(path)
+            assert now.items() >= seen.items(), "a record disappeared"
+            seen = now
+        writers.result()
+    assert read_records(path) == {f"p{i}/{k}": [i, k] for i in range(3) for k in range(100)}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json", "r.json.lock"]     # no temporary file is left
+
+
+def test_threads_recording_into_one_file_at_once_lose_nothing(tmp_path, monkeypatch):
+    monkeypatch.setenv("EMBEVAL_RECORD_FILE", str(tmp_path / "r.json"))
+    with ThreadPoolExecutor(4) as pool:
+        list(pool.map(lambda k: record(f"t/{k}", k), range(80)))
+    assert read_records() == {f"t/{k}": k for k in range(80)}
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o077], ids=oct)
+def test_the_record_file_follows_the_umask(tmp_path, umask):
+    script = ("import json, os, sys; os.environ['EMBEVAL_RECORD_FILE'] = f'{sys.argv[1]}/r.json'\n"
+              "from embeval_nb.core import record, record_file; record('x', 1)\n"
+              "print(json.dumps({'records': str(record_file()), 'lock': str(record_file()) + '.lock'}))")
+    assert modes_under(umask, script, tmp_path) == {"records": 0o666 & ~umask, "lock": 0o666 & ~umask}
 
 
 def test_claims_records_and_rejects_unknown_verdicts(tmp_path, monkeypatch):
