@@ -16,9 +16,9 @@ from .checks import check_int, check_real
 from .core import progress
 
 # %% auto #0
-__all__ = ['Unit', 'chapter_module', 'chapter_units', 'code_version', 'results_dir', 'unit_versions', 'compute_unit',
+__all__ = ['MISSING', 'Unit', 'chapter_module', 'chapter_units', 'code_version', 'results_dir', 'unit_versions', 'compute_unit',
            'write_record', 'read_record', 'unit_states', 'estimated_seconds', 'status', 'IncompleteResults',
-           'table_results', 'write_manifest', 'RunReport', 'run_units', 'verify_units']
+           'table_results', 'table_progress', 'write_manifest', 'RunReport', 'run_units', 'verify_units']
 
 # %% ../nbs/runs.ipynb #r05
 @dataclass(frozen=True)
@@ -247,18 +247,35 @@ class IncompleteResults(LookupError):
                          f"{stale} stale (computed by other code or from other inputs); run "
                          f"`python scripts/paper.py --chapter {chapter}` to compute them")
 
+MISSING = ("error", "compute", "skip")   # what `table_results` does with a table whose units are not all done
+
 def table_results(chapter: str,                            # the chapter's module name, e.g. 'wmd'
                   table: str,                              # one of its units' tables, e.g. 'reuters/table2'
+                  *,
+                  missing: str = "error",                  # 'error': raise IncompleteResults; 'compute': run them here; 'skip': None
                   root: str | os.PathLike | None = None,   # results folder (see `results_dir`)
                   units: list[Unit] | None = None,         # the chapter's units; None: `chapter_units(chapter)`
-                 ) -> dict[str, Any]:                      # {unit name: result}, in the units' order
-    "{unit name: result} of every unit of `table` (`IncompleteResults` unless all are done and current)."
+                  show_progress: bool | None = None,       # progress bar of the units computed here (None: the package's setting)
+                 ) -> dict[str, Any] | None:               # {unit name: result} in the units' order; None if skipped
+    "{unit name: result} of every unit of `table`, all done and current (else as `missing` says, see above)."
+    from embeval_nb.checks import check_choice
+    check_choice(missing, "missing", MISSING)
     units = [u for u in (chapter_units(chapter) if units is None else units) if u.table == table]
     if not units: raise ValueError(f"chapter {chapter!r} has no table {table!r}")
     states = unit_states(units, root)
-    counts = {s: sum(st == s for _, st, _ in states) for s in ("missing", "stale")}
-    if counts["missing"] or counts["stale"]: raise IncompleteResults(chapter, table, counts["missing"], counts["stale"], len(units))
-    return {u.name: rec["result"] for u, _, rec in states}
+    todo = [u for u, s, _ in states if s != "done"]
+    if todo and missing == "skip": return None
+    if todo and missing == "error":
+        n_missing = sum(s == "missing" for _, s, _ in states)
+        raise IncompleteResults(chapter, table, n_missing, len(todo) - n_missing, len(units))
+    for u in progress(todo, desc=f"{chapter} {table}", show_progress=show_progress): write_record(compute_unit(u), root)
+    return {u.name: (rec if u not in todo else read_record(u, root))["result"] for u, _, rec in states}
+
+def table_progress(chapter: str, table: str, root: str | os.PathLike | None = None, units: list[Unit] | None = None) -> str:
+    "'k of n units done' for `table`, as a page says it of a table it cannot show yet."
+    units = [u for u in (chapter_units(chapter) if units is None else units) if u.table == table]
+    done = sum(s == "done" for _, s, _ in unit_states(units, root))
+    return f"{done} of {len(units)} units done"
 
 # %% ../nbs/runs.ipynb #r18
 def write_manifest(root: str | os.PathLike | None = None) -> Path:
