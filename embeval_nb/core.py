@@ -78,26 +78,28 @@ def _listen_for_compiles() -> None:
     event.register("numba:compile", Notice()); _COMPILES["listening"] = True
 
 # %% ../nbs/core.ipynb #c012
-_PROGRESS = {"enabled": None}
+_progress_state = {"enabled": None}   # lower case: state, not a constant (see `runs.code_version`)
 
-def set_progress(enabled: bool | None) -> None:
-    """Turn progress bars on or off for this process (`None`: follow `$EMBEVAL_PROGRESS`).
+def set_progress(enabled: bool | None) -> bool | None:
+    """Turn progress bars on or off for this process (`None`: follow `$EMBEVAL_PROGRESS`); returns the previous setting.
 
-    >>> set_progress(False); progress_enabled()
+    >>> previous = set_progress(False); progress_enabled()
     False
-    >>> set_progress(None)                           # back to $EMBEVAL_PROGRESS
+    >>> set_progress(previous)                       # back to what it was
+    False
     """
-    _PROGRESS["enabled"] = enabled
+    previous, _progress_state["enabled"] = _progress_state["enabled"], enabled
+    return previous
 
 def progress_enabled() -> bool:
     """Whether progress bars are shown: `set_progress` wins, then `$EMBEVAL_PROGRESS` (default on).
 
     >>> from unittest import mock
-    >>> set_progress(None)
+    >>> _ = set_progress(None)
     >>> with mock.patch.dict(os.environ, {"EMBEVAL_PROGRESS": "0"}): progress_enabled()
     False
     """
-    if _PROGRESS["enabled"] is not None: return _PROGRESS["enabled"]
+    if _progress_state["enabled"] is not None: return _progress_state["enabled"]
     return os.environ.get("EMBEVAL_PROGRESS", "1") not in ("0", "false", "False", "")
 
 def progress(iterable: Iterable,                 # the items to loop over

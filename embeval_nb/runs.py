@@ -13,7 +13,7 @@ import numpy as np
 
 from .cache import atomic_write, content_key
 from .checks import check_int, check_real
-from .core import progress
+from .core import progress, set_progress
 
 # %% auto #0
 __all__ = ['MISSING', 'Unit', 'chapter_module', 'chapter_units', 'code_version', 'results_dir', 'unit_versions', 'compute_unit',
@@ -105,8 +105,8 @@ def _reached(obj, seen: dict) -> None:
     for fn in members:
         fn = getattr(fn, "__func__", fn)
         scope = {**fn.__globals__, **dict(zip(fn.__code__.co_freevars, (c.cell_contents for c in fn.__closure__ or ())))}
-        for name in sorted(_code_names(fn.__code__)):
-            value = scope.get(name)
+        for name in sorted(_code_names(fn.__code__) & set(scope)):
+            value = scope[name]
             if _own(value): _reached(value, seen)
             elif isinstance(value, types.ModuleType) and value.__name__.startswith("embeval_nb"):
                 for attr in sorted(_code_names(fn.__code__)):
@@ -170,14 +170,13 @@ def unit_versions(unit: Unit) -> tuple[str, str]:
 
 def compute_unit(unit: Unit) -> dict:
     "Run `unit` and return its record (unit, code, inputs, seconds, environment, result); nothing is written."
-    from embeval_nb.core import progress_enabled, set_progress
     fn = chapter_module(unit.chapter).UNIT_KINDS[unit.kind]
     code, inputs = unit_versions(unit)
-    shown = progress_enabled(); set_progress(False)   # a unit's own loops show no bars: the runner's bar counts units
+    previous = set_progress(False)   # a unit's own loops show no bars: the runner's bar counts units
     try:
         t = time.process_time(); wall = time.perf_counter()
         result = _plain(fn(**unit.params))
-    finally: set_progress(shown)
+    finally: set_progress(previous)
     return {"unit": unit.spec, "code": code, "inputs": inputs, "cpu_seconds": round(time.process_time() - t, 3),
             "wall_seconds": round(time.perf_counter() - wall, 3), "environment": _environment(), "result": result}
 
@@ -278,16 +277,23 @@ def table_progress(chapter: str, table: str, root: str | os.PathLike | None = No
     return f"{done} of {len(units)} units done"
 
 # %% ../nbs/runs.ipynb #r18
+def _manifest_entry(path: Path) -> tuple[str, str, dict]:
+    "(chapter, unit name, manifest entry) of the record file `path`."
+    data = path.read_bytes(); rec = json.loads(data); spec = rec["unit"]
+    return spec["chapter"], spec["name"], {"table": spec["table"], "kind": spec["kind"], "code": rec["code"],
+                                           "inputs": rec["inputs"], "cpu_seconds": rec["cpu_seconds"],
+                                           "sha256": hashlib.sha256(data).hexdigest()}
+
+def _save_manifest(manifest: dict, root: Path) -> Path:
+    text = json.dumps(manifest, indent=1, sort_keys=True)
+    return atomic_write(root / "manifest.json", lambda f: f.write(text.encode() + b"\n"))
+
 def write_manifest(root: str | os.PathLike | None = None) -> Path:
     "Write `manifest.json` in the results folder: {chapter: {unit name: {table, kind, code, inputs, cpu_seconds, sha256}}}."
     root = results_dir(root); out = {}
     for path in sorted(root.glob("*/**/*.json")):
-        data = path.read_bytes(); rec = json.loads(data); spec = rec["unit"]
-        out.setdefault(spec["chapter"], {})[spec["name"]] = {
-            "table": spec["table"], "kind": spec["kind"], "code": rec["code"], "inputs": rec["inputs"],
-            "cpu_seconds": rec["cpu_seconds"], "sha256": hashlib.sha256(data).hexdigest()}
-    text = json.dumps(out, indent=1, sort_keys=True)
-    return atomic_write(root / "manifest.json", lambda f: f.write(text.encode() + b"\n"))
+        chapter, name, entry = _manifest_entry(path); out.setdefault(chapter, {})[name] = entry
+    return _save_manifest(out, root)
 
 # %% ../nbs/runs.ipynb #r20
 @dataclass
@@ -309,7 +315,7 @@ def _cluster(scheduler: str | None, workers: int):
     from distributed import Client, LocalCluster
     if scheduler: return Client(scheduler), None
     cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, memory_limit=0,
-                           dashboard_address=None, silence_logs=40)
+                           dashboard_address=":0", silence_logs=40)   # any free port: two runners can share a machine
     return Client(cluster), cluster
 
 def run_units(units: Iterable[Unit],
@@ -340,10 +346,16 @@ def _run_on_cluster(todo, states, deadline, workers, scheduler, root, report, sh
     slots = workers if scheduler is None else max(1, sum(client.nthreads().values()))
     pending, running, done = list(todo), {}, as_completed()
     states = [(u, s, r) for u, s, r in states if s == "done"]; rates = _rates(states)
+    root = results_dir(root); write_manifest(root); manifest = json.loads((root / "manifest.json").read_text())
     bar = progress(range(len(todo)), desc="units", total=len(todo), show_progress=show_progress)
+    versions = {}
+    def current(u):   # done meanwhile by another runner sharing the results folder
+        rec = read_record(u, root)
+        return rec is not None and (rec["code"], rec["inputs"]) == versions.setdefault(u, unit_versions(u))
     def fill():   # start units while a worker is free and the next unit is expected to end within the budget
         while pending and len(running) < slots and time.perf_counter() + estimated_seconds(pending[0], rates) <= deadline:
             u = pending.pop(0)
+            if current(u): bar.update(1); continue
             f = client.submit(compute_unit, u, key=f"unit-{content_key(u.spec)[:24]}", pure=False)
             running[f.key] = u; done.add(f)
     try:
@@ -351,7 +363,8 @@ def _run_on_cluster(todo, states, deadline, workers, scheduler, root, report, sh
         while running:
             f = next(done); u = running.pop(f.key)
             try:
-                rec = f.result(); write_record(rec, root)
+                rec = f.result(); chapter, name, entry = _manifest_entry(write_record(rec, root))
+                manifest.setdefault(chapter, {})[name] = entry; _save_manifest(manifest, root)
                 report.finished.append(u.name); report.cpu_seconds += rec["cpu_seconds"]
                 states.append((u, "done", rec)); rates = _rates(states)
             except Exception as e:   # a failing unit is reported and left; the others go on

@@ -5,6 +5,7 @@
 # %% ../nbs/wmd_impl.ipynb #c002
 from __future__ import annotations
 import functools
+import json
 import importlib.metadata
 import math
 import os
@@ -26,7 +27,7 @@ from .embeddings import (as_document_weights, as_weights, bow_matrix, idf_weight
 from .metrics import (EUCLIDEAN, _distance_rows, check_metric, metric_code, normalize_rows, power_of_two_exponent,
                                 rescale_exactly, unscale)
 from .neighbours import _topk_insert
-from .runs import Unit
+from .runs import Unit, table_results
 
 # %% auto #0
 __all__ = ['WMD_METRICS', 'BOW_METRICS', 'NEIGHBOURS_VERSION', 'KMAX', 'GAMMAS', 'WKNN_METHODS', 'BOW_SCHEMES', 'WMD_COSTS',
@@ -37,7 +38,7 @@ __all__ = ['WMD_METRICS', 'BOW_METRICS', 'NEIGHBOURS_VERSION', 'KMAX', 'GAMMAS',
            'evaluate_wknn', 'CachedNeighbours', 'restrict_neighbours', 'by_document', 'error_rate', 'error_ratio',
            'travel_moments', 'travel_spread', 'pca_embeddings', 'WmdData', 'wmd_data', 'wmd_method', 'search_rows',
            'knn_correct', 'wknn_correct', 'bit_masks', 'mask_column', 'search_unit', 'search_inputs', 'dataset_units',
-           'paper_units']
+           'paper_units', 'dataset_records', 'paper_result', 'paper_nearest']
 
 # %% ../nbs/wmd_impl.ipynb #c008
 _FLOAT_MAX = float(np.finfo(np.float64).max)
@@ -1284,7 +1285,7 @@ class KnnResult:
     error: float                    # test error, %
     k: int                          # the k chosen on the validation split (the first best)
     validation_error: tuple         # validation error, %, for k = 1..kmax
-    predicted: np.ndarray           # (n_test,) the predicted label of every test document
+    predicted: np.ndarray | None    # (n_test,) the predicted label of every test document (None: assembled from records)
     correct: np.ndarray             # (n_test,) bool: predicted == true label (pairs two methods for McNemar's test)
 
 @dataclass(frozen=True)
@@ -1299,7 +1300,7 @@ class WknnResult:
     error: float                    # test error, %
     gamma: float                    # the gamma chosen on the validation split (the first best)
     validation_error: tuple         # validation error, %, for each gamma of the grid
-    predicted: np.ndarray           # (n_test,) the predicted label of every test document
+    predicted: np.ndarray | None    # (n_test,) the predicted label of every test document (None: assembled from records)
     correct: np.ndarray             # (n_test,) bool: predicted == true label
 
 # %% ../nbs/wmd_impl.ipynb #c055s1
@@ -1757,6 +1758,11 @@ def _searches(data: WmdData, table: str) -> list[tuple[list, str, bool]]:
             "table8": [(["WMD (5 dim)"], q, False) for q in ("test", "validation-knn")],
             "table9": [([m], q, False) for m in WMD_COSTS for q in ("test", "validation-knn")]}[table]
 
+def _search_name(dataset: str, split: int, method: str, queries: str, clean: bool) -> str:
+    "The unit names' common prefix of a search: the BOW schemes of a search share one unit, WMD methods have their own."
+    label = method if method.startswith("WMD") else ("BOW all words" if "all words" in method else "BOW")
+    return f"{dataset}/s{split + 1}/{label}/{queries}{'-clean' if clean else ''}"
+
 def _cost(data: WmdData, methods, n_queries: int, n_refs: int) -> float:
     "Estimated CPU seconds of a search block (WMD: queries x references x words per document squared)."
     words = float(data.X.getnnz(axis=1).mean())
@@ -1773,8 +1779,7 @@ def dataset_units(dataset: str, seed: int = 0) -> list:
                 step = WMD_BLOCK if methods[0].startswith("WMD") else max(len(Q), 1)
                 for start in range(0, len(Q), step):
                     stop = min(start + step, len(Q))
-                    label = methods[0] if len(methods) == 1 else ("BOW all words" if "all words" in methods[0] else "BOW")
-                    name = f"{dataset}/s{s + 1}/{label}/{queries}{'-clean' if clean else ''}/{start:05d}"
+                    name = f"{_search_name(dataset, s, methods[0], queries, clean)}/{start:05d}"
                     units.append(Unit("wmd", f"{dataset}/{table}", name, "search",
                                       {"dataset": dataset, "split": s, "methods": methods, "queries": queries,
                                        "clean": clean, "start": start, "stop": stop, "seed": seed},
@@ -1790,3 +1795,49 @@ def paper_units(datasets: Sequence[str] = PAPER_DATASETS, seed: int = 0) -> list
 
 UNIT_KINDS = {"search": search_unit}
 UNIT_INPUTS = {"search": search_inputs}
+
+# %% ../nbs/wmd_impl.ipynb #u09
+def dataset_records(dataset: str,            # one of `PAPER_DATASETS`
+                    seed: int = 0,           # as in `dataset_units`
+                    missing: str = "error",  # as in `runs.table_results`: 'error', 'compute' or 'skip'
+                   ) -> dict | None:         # {unit name: result} of every unit; None if skipped
+    "The records of every table of `dataset`'s paper-scale run (see above)."
+    units = dataset_units(dataset, seed); out = {}
+    for table in sorted({u.table for u in units}, key=[f"{dataset}/{t}" for t in PAPER_TABLES].index):
+        got = table_results("wmd", table, missing=missing, units=units)
+        if got is None: return None
+        out.update(got)
+    return out
+
+def _search_outcomes(records: dict, dataset: str, split: int, method: str, queries: str, clean: bool) -> dict:
+    "One search's outcomes for `method`, its blocks in order: test masks concatenated, validation counts summed."
+    prefix = _search_name(dataset, split, method, queries, clean) + "/"
+    blocks = [records[n][method] for n in sorted(n for n in records if n.startswith(prefix))]
+    if not blocks: raise KeyError(f"no records of the search {prefix} in the records given")
+    if queries == "test": return {key: [v for b in blocks for v in b.get(key, [])] for key in ("knn", "wknn", "nearest", "clean_knn")}
+    return {"correct": np.sum([b["correct"] for b in blocks], axis=0), "queries": sum(b["queries"] for b in blocks)}
+
+def paper_result(records: dict,           # from `dataset_records`
+                 data: WmdData,           # the data set, from `wmd_data`
+                 method: str,             # a method of `wmd_method`
+                 split: int,              # the split, 0-based
+                 *,
+                 weighted: bool = False,  # True: weighted kNN (Table 6), else kNN
+                 clean: bool = False,     # True: on the documents that survive `drop_duplicates`
+                 seed: int = 0,           # as in `dataset_units`
+                ) -> KnnResult | WknnResult:
+    "`method`'s kNN (or weighted kNN) result on `split`, assembled from the records (see above); `predicted` is None."
+    clean = bool(clean) and not data.keep.all()
+    cut = clean and method in ("WMD", "WMD-TF-IDF")            # the clean test lists were cut from the full search
+    test = _search_outcomes(records, data.name, split, method, "test", clean and not cut)
+    val = _search_outcomes(records, data.name, split, method, "validation-wknn" if weighted else "validation-knn", clean)
+    masks = test["clean_knn"] if cut else test["wknn" if weighted else "knn"]
+    if len(masks) != len(search_rows(data, split, "test", clean, seed)[0]):
+        raise ValueError(f"the records of {method} on split {split + 1} cover {len(masks)} test documents, not all of them")
+    j = int(np.argmax(val["correct"])); correct = mask_column(masks, j)
+    error, verror = 100.0 * float(np.mean(~correct)), tuple(100.0 * (1 - int(c) / val["queries"]) for c in val["correct"])
+    return WknnResult(error, float(GAMMAS[j]), verror, None, correct) if weighted else KnnResult(error, j + 1, verror, None, correct)
+
+def paper_nearest(records: dict, data: WmdData, method: str, split: int = 0) -> np.ndarray:
+    "`(n_test,)` rows of X: each test document's nearest training document under WMD method `method`, from the records."
+    return np.asarray(_search_outcomes(records, data.name, split, method, "test", False)["nearest"], dtype=np.int64)
