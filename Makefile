@@ -2,6 +2,7 @@
 #   make book   build the HTML book into _build/html (creates the environment if missing)
 #   make test   run every check (creates the environment if missing); .ci/run calls exactly this
 #   make chapter CH=wmd   run and build one chapter of book.yml into _build/html-wmd (for authors)
+#   make new-chapter CH=name [TITLE="..."] [PAPER=bibkey]   write a new chapter that passes the checks (the book's guide)
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
@@ -11,7 +12,7 @@ MATHJAX := node_modules/mathjax/es5/tex-chtml.js
 # pip as a user's machine has it: the public package index only, no local wheel folders or extra indexes.
 PIP_PUBLIC := env -u PIP_FIND_LINKS -u PIP_EXTRA_INDEX_URL -u PIP_INDEX_URL -u PIP_NO_INDEX PIP_CONFIG_FILE=/dev/null
 
-.PHONY: book chapter test env chromium debian-data lock clean
+.PHONY: book chapter new-chapter test env chromium debian-data lock clean
 
 env: $(STAMP) $(MATHJAX)
 
@@ -49,6 +50,10 @@ book: env debian-data
 chapter: env debian-data
 	@test -n "$(CH)" || { echo "usage: make chapter CH=<chapter>, a chapter of book.yml" >&2; exit 1; }
 	$(PY) scripts/book.py --chapter $(CH)
+
+new-chapter: env
+	@test -n "$(CH)" || { echo "usage: make new-chapter CH=<name> [TITLE=\"...\"] [PAPER=<key in references.bib>]" >&2; exit 1; }
+	$(PY) scripts/new_chapter.py $(CH) $(if $(TITLE),--title "$(TITLE)") $(if $(PAPER),--paper $(PAPER))
 
 test: env chromium debian-data
 	EMBEVAL_PROGRESS=0 $(PY) -m pytest -q -n 2 --dist loadgroup --durations=25 tests
