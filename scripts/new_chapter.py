@@ -1,7 +1,7 @@
 """Write a new chapter with every convention of the book in place, so that it passes the test suite before any content.
 
     python scripts/new_chapter.py isotropy --title "Isotropy of word embeddings" --paper mu2018allbutthetop
-    python scripts/new_chapter.py --check isotropy     # run the checks a chapter must pass (about a minute)
+    python scripts/new_chapter.py --check isotropy     # run the checks a chapter must pass (a minute or two)
 
 `make new-chapter CH=isotropy TITLE="..." PAPER=<key>` runs the first. It writes
     nbs/<name>_theory.ipynb     the question, definitions and maths, with a demo that checks itself
@@ -308,10 +308,9 @@ def check_name(name: str) -> str:
     if not re.fullmatch(r"[a-z][a-z0-9_]*", name) or keyword.iskeyword(name):
         raise SystemExit(f"chapter name {name!r}: use lower-case letters, digits and _ (it names a Python module)")
     if name.endswith(("_theory", "_impl")): raise SystemExit(f"chapter name {name!r} must not end in _theory or _impl")
-    taken = [p for p in (book.ROOT / "nbs" / f"{n}.ipynb" for n in (name, f"{name}_theory", f"{name}_impl"))
-             if p.exists()] + [p for p in (book.ROOT / "embeval_nb" / f"{name}.py",) if p.exists()]
-    if taken or name in book.notebooks():
-        raise SystemExit(f"chapter name {name!r} is taken: {', '.join(str(p.relative_to(book.ROOT)) for p in taken) or 'book.yml'}")
+    paths = [Path("nbs") / f"{n}.ipynb" for n in (name, f"{name}_theory", f"{name}_impl")] + [Path("embeval_nb") / f"{name}.py"]
+    taken = [f"{p} exists" for p in paths if (book.ROOT / p).exists()] + (["book.yml lists it"] if name in book.notebooks() else [])
+    if taken: raise SystemExit(f"chapter name {name!r} is taken: {', '.join(taken)}")
     return name
 
 
@@ -332,8 +331,8 @@ def new_chapter(name: str, title: str, paper: str | None = None, reproduces: str
     "Write the chapter `name` (see the module's docstring); returns the paths written or changed."
     root, name = book.ROOT, check_name(name)
     paper = paper or name
-    written = []
-    for path, text in files(name, title, paper).items():
+    written, new = [], files(name, title, paper)
+    for path, text in new.items():
         (root / path).write_text(text); written.append(str(path))
     if paper not in bib_keys():
         with open(root / "references.bib", "a") as f: f.write(fill(PLACEHOLDER_BIB, name, title, paper))
@@ -347,7 +346,7 @@ def new_chapter(name: str, title: str, paper: str | None = None, reproduces: str
     subprocess.run([str(BIN / "nbdev_export")], cwd=root, check=True)
     written += [f"embeval_nb/{name}.py", "embeval_nb/_modidx.py"]
     written += sync_book.write()
-    for path in [p for p in files(name, title, paper) if p.suffix == ".ipynb"] + [sync_book.API_PAGE]:
+    for path in [p for p in new if p.suffix == ".ipynb"] + [sync_book.API_PAGE]:
         subprocess.run([str(BIN / "nbdev_clean"), "--fname", str(path)], cwd=root, check=True)
     return written
 

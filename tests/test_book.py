@@ -143,15 +143,19 @@ def _untag_parameters(cells):
 
 def _replace_in_cells(old: str, new: str):
     "An edit of a notebook's cells: `old` replaced by `new` in every cell's source."
-    return lambda cells: [c.update(source=book._source(c).replace(old, new)) for c in cells]
-
-
-def _replace(old: str, new: str):
-    return lambda text: text.replace(old, new)
+    def edit(cells):
+        for c in cells: c["source"] = book._source(c).replace(old, new)
+    return edit
 
 
 def _without_lines(*fragments: str):
+    "An edit of a text: the lines holding any of `fragments` taken out."
     return lambda text: "".join(l for l in text.splitlines(keepends=True) if not any(f in l for f in fragments))
+
+
+def _without_part(chapter: str):
+    "An edit of book.yml: the part of `chapter` taken out."
+    return lambda text: re.sub(rf"  - caption: .*\n    chapter: {chapter}\n(    .*\n)+", "", text)
 
 
 # (what is taken out, file, its edit (text -> text, or cells edited in place), the test that must fail, words its
@@ -170,7 +174,8 @@ PIECES = [
     ("the account row", f"embeval_nb/papers/{NEW}.md", ("text", _without_lines("| mean-cosine-zero |")),
      f"tests/test_hygiene.py::test_the_account_lists_every_claim_its_pages_decide[{NEW}]",
      f"decides the claims ['mean-cosine-zero'], which no row of the account in embeval_nb/papers/{NEW}.md lists: add"),
-    ("the heading the account points at", f"nbs/{NEW}.ipynb", ("cells", _replace_in_cells("## 1. Random pairs", "## 1. Pairs")),
+    ("the heading the account points at", f"nbs/{NEW}.ipynb",
+     ("cells", _replace_in_cells("## 1. Random pairs", "## 1. Pairs")),
      f"tests/test_hygiene.py::test_the_account_points_at_headings_of_its_page[{NEW}]",
      f"has where '1. Random pairs', which is no heading of nbs/{NEW}.ipynb. Write the text of one of its headings"),
     ("the bibliography entry", "references.bib", ("text", lambda t: t[:t.index(f"\n@misc{{{NEW},")] + "\n"),
@@ -183,7 +188,7 @@ PIECES = [
     ("the API page's section", "nbs/api.ipynb", ("cells", lambda cells: cells.__delitem__(slice(-2, None))),
      "tests/test_book.py::test_the_generated_files_follow_book_yml",
      "nbs/api.ipynb not what book.yml says: run `python scripts/sync_book.py`"),
-    ("the chapter's part of book.yml", "book.yml", ("text", lambda t: re.sub(rf"  - caption: .*\n    chapter: {NEW}\n(    .*\n)+", "", t)),
+    ("the chapter's part of book.yml", "book.yml", ("text", _without_part(NEW)),
      "tests/test_book.py::test_every_notebook_is_a_page_of_book_yml_once",
      f"nbs/ holds {NEW}.ipynb, {NEW}_impl.ipynb, {NEW}_theory.ipynb, which book.yml does not list: add each"),
     ("the package docstring's line", "embeval_nb/__init__.py", ("text", _without_lines(f"    {NEW} ")),
@@ -198,7 +203,7 @@ def scaffolded(tmp_path_factory):
     root = tmp_path_factory.mktemp("repository")
     for name in REPOSITORY:
         src = book.ROOT / name
-        if src.is_dir(): shutil.copytree(src, root / name, ignore=shutil.ignore_patterns("__pycache__", "_build", "test_" + NEW + ".py"))
+        if src.is_dir(): shutil.copytree(src, root / name, ignore=shutil.ignore_patterns("__pycache__", "_build"))
         else: shutil.copy(src, root / name)
     run = subprocess.run([sys.executable, "scripts/new_chapter.py", NEW, "--title", "A demonstration chapter"], cwd=root,
                          env={**os.environ, "PYTHONPATH": str(root)}, capture_output=True, text=True, timeout=300)
@@ -219,7 +224,8 @@ def test_a_scaffolded_chapter_passes_every_check_untouched(scaffolded):
 
 @pytest.mark.xdist_group("scaffold")
 @pytest.mark.parametrize("piece, path, edit, test, message", PIECES, ids=[p[0] for p in PIECES])
-def test_a_chapter_without_a_required_piece_fails_a_check_that_says_what_to_add(scaffolded, piece, path, edit, test, message):
+def test_a_chapter_without_a_required_piece_fails_a_check_that_says_what_to_add(scaffolded, piece, path, edit, test,
+                                                                               message):
     file, before = scaffolded / path, (scaffolded / path).read_text()
     exported = {p: p.read_text() for p in (scaffolded / "embeval_nb" / f"{NEW}.py", scaffolded / "embeval_nb" / "_modidx.py")}
     try:
@@ -231,7 +237,8 @@ def test_a_chapter_without_a_required_piece_fails_a_check_that_says_what_to_add(
             subprocess.run([str(Path(sys.executable).parent / "nbdev_export")], cwd=scaffolded, check=True)
         run = _pytest(scaffolded, test)
         assert run.returncode == 1 and "1 failed" in run.stdout, f"without {piece}, {test} did not fail:\n{run.stdout[-3000:]}"
-        assert message in " ".join(run.stdout.split()), f"without {piece}, {test} failed without saying {message!r}:\n{run.stdout[-3000:]}"
+        assert message in " ".join(run.stdout.split()), \
+            f"without {piece}, {test} failed without saying {message!r}:\n{run.stdout[-3000:]}"
     finally:
         file.write_text(before)
         for p, text in exported.items(): p.write_text(text)
