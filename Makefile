@@ -3,6 +3,7 @@
 #   make test   run every check (creates the environment if missing); .ci/run calls exactly this
 #   make chapter CH=wmd   run and build one chapter of book.yml into _build/html-wmd (for authors)
 #   make paper CH=wmd HOURS=2.5   run a chapter's missing paper-scale units for at most 2.5 hours (records in results/)
+#   make new-chapter CH=name [TITLE="..."] [PAPER=bibkey]   write a new chapter that passes the checks (the book's guide)
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
@@ -12,7 +13,7 @@ MATHJAX := node_modules/mathjax/es5/tex-chtml.js
 # pip as a user's machine has it: the public package index only, no local wheel folders or extra indexes.
 PIP_PUBLIC := env -u PIP_FIND_LINKS -u PIP_EXTRA_INDEX_URL -u PIP_INDEX_URL -u PIP_NO_INDEX PIP_CONFIG_FILE=/dev/null
 
-.PHONY: book chapter paper test env chromium debian-data lock clean
+.PHONY: book chapter paper new-chapter test env chromium debian-data lock clean
 
 env: $(STAMP) $(MATHJAX)
 
@@ -54,6 +55,10 @@ chapter: env debian-data
 # Paper-scale units (see scripts/paper.py): make paper CH=wmd HOURS=2.5; records land in results/, commit them.
 paper: env
 	$(PY) scripts/paper.py $(if $(CH),--chapter $(CH)) $(if $(HOURS),--hours $(HOURS)) $(ARGS)
+
+new-chapter: env
+	@test -n "$(CH)" || { echo "usage: make new-chapter CH=<name> [TITLE=\"...\"] [PAPER=<key in references.bib>]" >&2; exit 1; }
+	$(PY) scripts/new_chapter.py $(CH) $(if $(TITLE),--title "$(TITLE)") $(if $(PAPER),--paper $(PAPER))
 
 test: env chromium debian-data
 	EMBEVAL_PROGRESS=0 $(PY) -m pytest -q -n 2 --dist loadgroup --durations=25 tests

@@ -58,6 +58,12 @@ def chapters() -> list[dict]:
     return [part for part in registry()["parts"] if "chapter" in part]
 
 
+def reproductions() -> dict[str, str]:
+    "{page: chapter} for every page of a chapter but its theory and implementation pages: the pages that run the paper."
+    return {e["page"]: part["chapter"] for part in chapters() for e in _pages(part["pages"])
+            if e["page"] not in (f"{part['chapter']}_theory", f"{part['chapter']}_impl")}
+
+
 def notebooks() -> list[str]:
     "Every notebook of the book (names under nbs/ without .ipynb): the root first, then in reading order."
     return [registry()["root"]] + [e["page"] for e in _all_pages()]
@@ -243,6 +249,12 @@ def execute_stale(scale: str, notebooks_: list[str] | None = None) -> dict[str, 
 
 def _source(cell: dict) -> str:
     return "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+
+
+def prose(markdown: str) -> str:
+    "`markdown` without its fenced code blocks and ``double-backtick`` code spans: where a role is shown, not used."
+    import re
+    return re.sub(r"``.+?``", " ", re.sub(r"^(```|~~~).*?^\1[^\n]*$", " ", markdown, flags=re.M | re.S))
 
 
 def with_current_prose(nb: dict, name: str) -> dict:

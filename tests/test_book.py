@@ -1,6 +1,7 @@
-"""The book's registry (book.yml), its execution cache, the build (warnings as errors, no network), and its pages
-rendered in headless Chromium without console errors."""
-import json, re, shutil, subprocess
+"""The book's registry (book.yml), the files generated from it, a new chapter written by the scaffold (it passes the
+checks, and each piece taken out of it fails one whose message says what to add), the execution cache, the build
+(warnings as errors, no network), and its pages rendered in headless Chromium without console errors."""
+import json, os, re, shutil, subprocess, sys
 from pathlib import Path
 
 import pytest
@@ -16,16 +17,65 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
 # --- the registry ----------------------------------------------------------------------------------------------
 
 def test_every_notebook_is_a_page_of_book_yml_once():
-    names = book.notebooks()
-    assert sorted(names) == sorted(p.stem for p in (book.ROOT / "nbs").glob("*.ipynb")) and len(set(names)) == len(names)
+    names, on_disk = book.notebooks(), {p.stem for p in (book.ROOT / "nbs").glob("*.ipynb")}
+    twice = sorted({n for n in names if names.count(n) > 1})
+    assert not twice, f"book.yml lists {twice} more than once: a page has one place in the book"
+    unlisted = sorted(on_disk - set(names))
+    assert not unlisted, (f"nbs/ holds {', '.join(f'{n}.ipynb' for n in unlisted)}, which book.yml does not list: add each "
+                          "to the `pages` of its part (a chapter's three notebooks go in a part of their own with "
+                          "`chapter: <name>`, as `make new-chapter CH=<name>` writes it), or delete the notebook")
+    absent = sorted(set(names) - on_disk)
+    assert not absent, f"book.yml lists {absent}, but nbs/ has no such notebook: create nbs/<name>.ipynb or drop the entry"
 
 
-def test_each_chapter_has_its_three_notebooks_and_a_claims_record_of_its_own():
-    for part in book.chapters():
-        c, pages = part["chapter"], [e["page"] for e in book._pages(part["pages"])]
-        assert {f"{c}_theory", f"{c}_impl", c} <= set(pages), c
-        assert part["claims"][0] in pages and part["claims"][1].startswith(f"{c}/") and part["title"] and part["paper"]
-        assert f"@" in (book.ROOT / "references.bib").read_text().split(part["paper"] + ",")[0][-40:], part["paper"]
+@pytest.mark.parametrize("part", book.chapters(), ids=lambda p: p["chapter"])
+def test_each_chapter_has_its_three_notebooks_and_a_claims_record_of_its_own(part):
+    c, pages = part["chapter"], [e["page"] for e in book._pages(part["pages"])]
+    missing = [k for k in ("caption", "title", "paper", "reproduces", "claims") if not part.get(k)]
+    assert not missing, f"book.yml, chapter {c}: add {missing} to its part (the header of book.yml says what each is)"
+    lacking = [p for p in (f"{c}_theory", f"{c}_impl", c) if p not in pages]
+    assert not lacking, (f"book.yml, chapter {c}: its pages lack {lacking}: a chapter's pages are {c}_theory, {c}_impl "
+                         f"and its reproduction {c} (then any further reproduction pages)")
+    stem, key = part["claims"]
+    assert stem in pages and key.startswith(f"{c}/"), \
+        f"book.yml, chapter {c}: claims must be [<the page that records them>, {c}/<key>], got {part['claims']}"
+    impl = json.loads((book.ROOT / "nbs" / f"{c}_impl.ipynb").read_text())["cells"]
+    assert any(f"#| default_exp {c}\n" in book._source(x) + "\n" for x in impl if x["cell_type"] == "code"), \
+        f"nbs/{c}_impl.ipynb exports no module {c}: its first code cell is `#| default_exp {c}` (tagged remove-cell)"
+
+
+def _bib_keys() -> set[str]:
+    "The keys of references.bib's entries."
+    return set(re.findall(r"^@\w+\s*\{\s*([^,\s]+)\s*,", (book.ROOT / "references.bib").read_text(), re.M))
+
+
+def _citations() -> dict[str, set[str]]:
+    "{key: where it is cited} for each chapter's paper in book.yml and each {cite} in the notebooks' markdown."
+    cited = {}
+    for part in book.chapters(): cited.setdefault(part["paper"], set()).add(f"book.yml as the paper of {part['chapter']}")
+    for nb in sorted((book.ROOT / "nbs").glob("*.ipynb")):
+        for cell in json.loads(nb.read_text())["cells"]:
+            if cell["cell_type"] != "markdown": continue
+            for keys in re.findall(r"\{cite(?::\w+)?\}`([^`]+)`", book.prose(book._source(cell))):
+                for k in keys.split(","): cited.setdefault(k.strip(), set()).add(f"nbs/{nb.name}")
+    return cited
+
+
+def test_every_citation_has_an_entry_in_the_bibliography():
+    keys = _bib_keys()
+    missing = {k: where for k, where in _citations().items() if k not in keys}
+    assert not missing, ("references.bib has no entry " + "; ".join(f"{k!r} (cited in {', '.join(sorted(w))})"
+                                                                   for k, w in sorted(missing.items()))
+                         + ": add each as `@article{<key>, author = {...}, title = {...}, journal = {...}, year = {...}}` "
+                         "(`@inproceedings` with `booktitle` for a conference paper), or correct the key where it is cited")
+
+
+def test_the_generated_files_follow_book_yml():
+    "The top-level _toc.yml and the API page's module sections are what scripts/sync_book.py writes from book.yml."
+    import sync_book
+    stale = sync_book.stale()
+    assert not stale, (f"{', '.join(stale)} not what book.yml says: run `{sync_book.COMMAND}` (`make new-chapter` runs "
+                       "it) and commit the result; edit book.yml, never these files")
 
 
 def test_every_data_set_is_a_page_of_the_toc():
@@ -65,6 +115,133 @@ def test_pages_run_after_the_records_they_read():
     for name in order:
         assert all(order.index(r) < order.index(name) for r in book.reads(name)), name
     assert book.reads("wmd_tables") == ["wmd"]
+
+
+# --- a new chapter, written by the scaffold -----------------------------------------------------------------------
+
+NEW = "demo_chapter"
+REPOSITORY = ("book.yml", "_config.yml", "references.bib", "settings.ini", "setup.py", "README.md", "requirements.lock",
+              "nbs", "embeval_nb", "scripts", "tests", "_ext", "_assets")     # what the checks of a chapter read
+
+
+def _pytest(root: Path, *args: str) -> subprocess.CompletedProcess:
+    "pytest `args` run in the copy `root`, on its own package, build folder and records."
+    env = {k: v for k, v in os.environ.items() if not k.startswith("EMBEVAL_RECORD")}
+    env.update(PYTHONPATH=str(root), EMBEVAL_BUILD_DIR=str(root / "_build"), EMBEVAL_PROGRESS="0")
+    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args], cwd=root, env=env,
+                          capture_output=True, text=True, timeout=600)
+
+
+def _edit_json(path: Path, edit) -> None:
+    nb = json.loads(path.read_text()); edit(nb["cells"]); path.write_text(json.dumps(nb, indent=1))
+
+
+def _untag_parameters(cells):
+    for c in cells:
+        if "parameters" in c["metadata"].get("tags", []): c["metadata"]["tags"].remove("parameters")
+
+
+def _replace_in_cells(old: str, new: str):
+    "An edit of a notebook's cells: `old` replaced by `new` in every cell's source."
+    def edit(cells):
+        for c in cells: c["source"] = book._source(c).replace(old, new)
+    return edit
+
+
+def _without_lines(*fragments: str):
+    "An edit of a text: the lines holding any of `fragments` taken out."
+    return lambda text: "".join(l for l in text.splitlines(keepends=True) if not any(f in l for f in fragments))
+
+
+def _without_part(chapter: str):
+    "An edit of book.yml: the part of `chapter` taken out."
+    return lambda text: re.sub(rf"  - caption: .*\n    chapter: {chapter}\n(    .*\n)+", "", text)
+
+
+# (what is taken out, file, its edit (text -> text, or cells edited in place), the test that must fail, words its
+# message must hold). The docstring example is taken out of the notebook, and the package exported again.
+PIECES = [
+    ("the parameters tag", f"nbs/{NEW}.ipynb", ("cells", _untag_parameters),
+     f"tests/test_hygiene.py::test_reproduction_pages_take_their_scale_as_a_parameter[{NEW}]",
+     "has no cell tagged `parameters`, so its smoke runs would run at book scale: tag the code cell"),
+    ("a link", f"nbs/{NEW}.ipynb", ("cells", _replace_in_cells("{ref}`record <api-core-record>`", "`record`")),
+     f"tests/test_hygiene.py::test_reproduction_pages_link_the_package_functions_they_call[{NEW}]",
+     "the prose names and links none of {ref}`record <api-core-record>`; add each"),
+    ("a label", f"nbs/{NEW}_impl.ipynb", ("cells", _replace_in_cells(f"(api-{NEW}-paired_cosines)=\n\n", "")),
+     "tests/test_hygiene.py::test_api_labels_stand_once_before_their_definitions",
+     f"in nbs/{NEW}_impl.ipynb, put the line `(api-{NEW}-paired_cosines)=` first in the markdown cell right before the "
+     "code cell with `def paired_cosines`"),
+    ("the account row", f"embeval_nb/papers/{NEW}.md", ("text", _without_lines("| mean-cosine-zero |")),
+     f"tests/test_hygiene.py::test_the_account_lists_every_claim_its_pages_decide[{NEW}]",
+     f"decides the claims ['mean-cosine-zero'], which no row of the account in embeval_nb/papers/{NEW}.md lists: add"),
+    ("the heading the account points at", f"nbs/{NEW}.ipynb",
+     ("cells", _replace_in_cells("## 1. Random pairs", "## 1. Pairs")),
+     f"tests/test_hygiene.py::test_the_account_points_at_headings_of_its_page[{NEW}]",
+     f"has where '1. Random pairs', which is no heading of nbs/{NEW}.ipynb. Write the text of one of its headings"),
+    ("the bibliography entry", "references.bib", ("text", lambda t: t[:t.index(f"\n@misc{{{NEW},")] + "\n"),
+     "tests/test_book.py::test_every_citation_has_an_entry_in_the_bibliography",
+     f"references.bib has no entry '{NEW}' (cited in book.yml as the paper of {NEW}, nbs/{NEW}.ipynb"),
+    ("the docstring example", f"nbs/{NEW}_impl.ipynb", ("cells", _replace_in_cells(
+        "\n    >>> paired_cosines([[1, 0], [1, 1]], [[2, 0], [-1, 1]])\n    array([1., 0.])\n", "")),
+     f"tests/test_docstrings.py::test_every_public_callable_has_an_example[{NEW}]",
+     f"embeval_nb.{NEW}: no docstring example in paired_cosines: in the notebook that exports {NEW}, add"),
+    ("the API page's section", "nbs/api.ipynb", ("cells", lambda cells: cells.__delitem__(slice(-2, None))),
+     "tests/test_book.py::test_the_generated_files_follow_book_yml",
+     "nbs/api.ipynb not what book.yml says: run `python scripts/sync_book.py`"),
+    ("the chapter's part of book.yml", "book.yml", ("text", _without_part(NEW)),
+     "tests/test_book.py::test_every_notebook_is_a_page_of_book_yml_once",
+     f"nbs/ holds {NEW}.ipynb, {NEW}_impl.ipynb, {NEW}_theory.ipynb, which book.yml does not list: add each"),
+    ("the package docstring's line", "embeval_nb/__init__.py", ("text", _without_lines(f"    {NEW} ")),
+     "tests/test_docstrings.py::test_the_package_docstring_names_every_chapter",
+     f"the docstring's list of chapters lacks ['{NEW}']: add a line"),
+]
+
+
+@pytest.fixture(scope="module")
+def scaffolded(tmp_path_factory):
+    "A copy of the repository with a chapter written by `scripts/new_chapter.py`; returns the copy's root."
+    root = tmp_path_factory.mktemp("repository")
+    for name in REPOSITORY:
+        src = book.ROOT / name
+        if src.is_dir(): shutil.copytree(src, root / name, ignore=shutil.ignore_patterns("__pycache__", "_build"))
+        else: shutil.copy(src, root / name)
+    run = subprocess.run([sys.executable, "scripts/new_chapter.py", NEW, "--title", "A demonstration chapter"], cwd=root,
+                         env={**os.environ, "PYTHONPATH": str(root)}, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stdout + run.stderr
+    return root
+
+
+@pytest.mark.xdist_group("scaffold")      # one worker makes the copy and runs both tests on it
+def test_a_scaffolded_chapter_passes_every_check_untouched(scaffolded):
+    """`make new-chapter` writes a chapter that passes, as written, every check a chapter must pass: the registry,
+    the bibliography, the generated files, hygiene, docstring examples and its own tests (smoke runs of its pages)."""
+    import new_chapter
+    run = _pytest(scaffolded, *new_chapter.check_tests(NEW))
+    assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-2000:]
+    assert re.search(r"\b\d+ passed", run.stdout) and " failed" not in run.stdout
+    assert not list((book.ROOT / "nbs").glob(f"{NEW}*")) and not (book.ROOT / "embeval_nb" / f"{NEW}.py").exists()
+
+
+@pytest.mark.xdist_group("scaffold")
+@pytest.mark.parametrize("piece, path, edit, test, message", PIECES, ids=[p[0] for p in PIECES])
+def test_a_chapter_without_a_required_piece_fails_a_check_that_says_what_to_add(scaffolded, piece, path, edit, test,
+                                                                               message):
+    file, before = scaffolded / path, (scaffolded / path).read_text()
+    exported = {p: p.read_text() for p in (scaffolded / "embeval_nb" / f"{NEW}.py", scaffolded / "embeval_nb" / "_modidx.py")}
+    try:
+        kind, change = edit
+        if kind == "text": file.write_text(change(before))
+        else: _edit_json(file, change)
+        assert file.read_text() != before, f"the edit taking out {piece} changed nothing"
+        if piece == "the docstring example":
+            subprocess.run([str(Path(sys.executable).parent / "nbdev_export")], cwd=scaffolded, check=True)
+        run = _pytest(scaffolded, test)
+        assert run.returncode == 1 and "1 failed" in run.stdout, f"without {piece}, {test} did not fail:\n{run.stdout[-3000:]}"
+        assert message in " ".join(run.stdout.split()), \
+            f"without {piece}, {test} failed without saying {message!r}:\n{run.stdout[-3000:]}"
+    finally:
+        file.write_text(before)
+        for p, text in exported.items(): p.write_text(text)
 
 
 # --- the execution cache ------------------------------------------------------------------------------------------

@@ -58,13 +58,15 @@ def _subtitle(nb: Path) -> str:
     return " ".join(l[1:].strip() for l in lines if l.startswith(">"))
 
 
-EXPORTING = [nb for nb in NOTEBOOKS if any("#| default_exp" in "".join(c["source"]) for c in _cells(nb))]
+EXPORTING = [nb for nb in NOTEBOOKS
+             if any(c["cell_type"] == "code" and "#| default_exp" in "".join(c["source"]) for c in _cells(nb))]
 
 
 @pytest.mark.parametrize("nb", EXPORTING, ids=lambda p: p.name)
 def test_module_docstring_is_the_full_subtitle(nb):
     import ast
-    module = next(l.split()[-1] for c in _cells(nb) for l in "".join(c["source"]).splitlines() if l.startswith("#| default_exp"))
+    module = next(l.split()[-1] for c in _cells(nb) if c["cell_type"] == "code"
+                  for l in "".join(c["source"]).splitlines() if l.startswith("#| default_exp"))
     doc = ast.get_docstring(ast.parse((ROOT / "embeval_nb" / f"{module}.py").read_text()))
     assert _subtitle(nb) and doc == _subtitle(nb), f"{module}.py docstring {doc!r} is not the subtitle {_subtitle(nb)!r}"
 
@@ -92,9 +94,7 @@ def test_book_text_is_for_readers(nb):
 
 # --- numbers in the reproduction pages' prose ------------------------------------------------------
 
-PAPERS = {"wmd": "wmd-reevaluation", "wmd_tables": "wmd-reevaluation", "crossmatch": "crossmatch-embeddings",
-          "corpus_distance": "corpus-distance-distributionality", "n2o": "n2o-nearest-neighbor-overlap",
-          "retrofit": "retrofitting-evaluation"}
+REPRODUCTIONS = book.reproductions()     # {page: chapter}, from book.yml: every chapter page but theory and implementation
 NUMBER = r"(?<![\w.])\d[\d,]*(?:\.\d+)?"
 CONVENTIONS = {"95"}        # the interval level every verdict uses, stated on the stats page
 
@@ -107,18 +107,144 @@ def _numbers(text):
     return {m.replace(",", "").rstrip(".") for m in re.findall(NUMBER, text)}
 
 
-@pytest.mark.parametrize("page", sorted(PAPERS))
+def _papers_file(chapter: str) -> Path:
+    "embeval_nb/papers/<chapter>.md, or a failure saying what to write there."
+    path = ROOT / "embeval_nb" / "papers" / f"{chapter}.md"
+    if not path.is_file():
+        pytest.fail(f"{path.relative_to(ROOT)} is missing: the chapter {chapter!r} of book.yml needs its papers file, "
+                    "the paper's numbers as `## <table>` sections with pipe tables and an `## account` table "
+                    "(`make new-chapter` writes one)")
+    return path
+
+
+@pytest.mark.parametrize("page", sorted(REPRODUCTIONS))
 def test_prose_numbers_are_the_papers(page):
     """A number typed into a reproduction page's prose must be one the paper prints (or a convention such as the
-    95% level); our own numbers reach the prose only through the records, in generated text."""
-    paper = ROOT.parent / "shared" / "papers" / f"{PAPERS[page]}.md"
-    if not paper.is_file(): pytest.skip(f"{paper} is not beside the repository")
-    allowed = _numbers(paper.read_text()) | _numbers((ROOT / "embeval_nb" / "papers" / f"{page.split('_tables')[0]}.md").read_text())
+    95% level); our own numbers reach the prose only through the records, in generated text. The paper's numbers are
+    those of its papers file and, where book.yml names its `paper_text` and that text is beside the repository, of
+    the full text."""
+    chapter = REPRODUCTIONS[page]
+    allowed = _numbers(_papers_file(chapter).read_text())
+    if name := next(c for c in book.chapters() if c["chapter"] == chapter).get("paper_text"):
+        paper = ROOT.parent / "shared" / "papers" / f"{name}.md"
+        if not paper.is_file(): pytest.skip(f"{paper} is not beside the repository")
+        allowed |= _numbers(paper.read_text())
     cells = json.loads((ROOT / "nbs" / f"{page}.ipynb").read_text())["cells"]
     typed = {(c.get("id"), x) for c in cells if c["cell_type"] == "markdown"
              for x in _numbers("".join(c["source"])) - allowed - CONVENTIONS}
     assert not typed, (f"{page}: numbers typed into prose that the paper does not print (cell, number): {sorted(typed)}; "
-                       "generate the sentence from the records instead")
+                       "generate the sentence from the records instead (a code cell printing `Markdown(f\"...\")`), "
+                       f"or transcribe the paper's number into embeval_nb/papers/{chapter}.md")
+
+
+def _parameters_cells(page: str) -> list[str]:
+    "The sources of the cells of nbs/<page>.ipynb tagged `parameters`."
+    return [book._source(c) for c in _cells(ROOT / "nbs" / f"{page}.ipynb")
+            if "parameters" in c.get("metadata", {}).get("tags", [])]
+
+
+@pytest.mark.parametrize("page", sorted(REPRODUCTIONS))
+def test_reproduction_pages_take_their_scale_as_a_parameter(page):
+    """A reproduction page has one code cell tagged `parameters` that sets `scale` (and the parameter of its sweep):
+    without the tag papermill writes `scale = "smoke"` into a cell of its own at the top, the page's own
+    `scale = "book"` overrides it, and every smoke build of the tests runs the page at book scale."""
+    import re
+    cells = _parameters_cells(page)
+    how = ("tag the code cell that sets `scale = \"book\"` (and `seed`) `parameters`: its cell metadata "
+           "{\"tags\": [\"parameters\"]}, or in Jupyter the cell's tags (View > Cell Toolbar > Tags)")
+    assert cells, f"nbs/{page}.ipynb has no cell tagged `parameters`, so its smoke runs would run at book scale: {how}"
+    assert len(cells) == 1, f"nbs/{page}.ipynb has {len(cells)} cells tagged `parameters`; papermill reads one: merge them"
+    names = set(re.findall(r"^(\w+)\s*=", cells[0], re.M))
+    sweep = book.sweeps().get(page, (None,))[0]
+    missing = [n for n in ("scale", sweep) if n and n not in names]
+    assert not missing, (f"nbs/{page}.ipynb: its `parameters` cell sets {sorted(names)} but not {missing}: add "
+                         + ", ".join(f"`{n} = ...`" for n in missing) + " there, with a comment naming the values")
+
+
+def _account(chapter: str):
+    "The account table of the chapter's papers file (a failure saying what to add if it has none)."
+    from embeval_nb.core import paper_tables
+    path = _papers_file(chapter)
+    try:
+        tables = paper_tables(chapter)
+    except ValueError as e:
+        pytest.fail(f"{path.relative_to(ROOT)}: {e}; each `## <name>` section holds a sentence and a pipe table "
+                    "with a header line and a line per row")
+    if "account" not in tables:
+        pytest.fail(f"{path.relative_to(ROOT)} has no `## account` section: add one with the table "
+                    "`| item | paper says | status | where | claims |`, a row per table, figure and claim of the paper")
+    return tables["account"]
+
+
+def _account_page(chapter: str) -> str:
+    "The reproduction page of `chapter` that shows its account (calls `paper_account(\"<chapter>\", ...)`)."
+    import re
+    call = re.compile(rf"paper_account\(\s*[\"']{chapter}[\"']")
+    pages = [p for p, c in REPRODUCTIONS.items() if c == chapter
+             and any(c["cell_type"] == "code" and call.search(book._source(c)) for c in _cells(ROOT / "nbs" / f"{p}.ipynb"))]
+    assert pages, (f"no reproduction page of the chapter {chapter!r} shows the paper's account: end nbs/{chapter}.ipynb "
+                   f"with a section \"## The paper, item by item\" and a code cell `paper_account(\"{chapter}\", claims)`")
+    return pages[0]
+
+
+def _headings(page: str) -> list[str]:
+    "The section headings of nbs/<page>.ipynb's markdown cells (code blocks aside), as written."
+    import re
+    out = []
+    for cell in _cells(ROOT / "nbs" / f"{page}.ipynb"):
+        if cell["cell_type"] != "markdown": continue
+        fenced = False
+        for line in book._source(cell).splitlines():
+            if line.lstrip().startswith(("```", "~~~")): fenced = not fenced
+            elif not fenced and (m := re.match(r"#{1,6} +(.+?)\s*$", line)): out.append(m[1])
+    return out
+
+
+CHAPTERS = [c["chapter"] for c in book.chapters()]
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_the_account_points_at_headings_of_its_page(chapter):
+    """Each `where` of the account that is not a note (`- ...`) is a section heading of the page that shows the
+    account: the account links it (`#<anchor>`), and a link to no heading leads nowhere."""
+    from embeval_nb.core import heading_anchor
+    page, account = _account_page(chapter), _account(chapter)
+    headings = _headings(page)
+    anchors = {heading_anchor(h) for h in headings}
+    bad = [(item, w) for item, w in account["where"].items() if not w.startswith("-") and heading_anchor(w) not in anchors]
+    assert not bad, (f"embeval_nb/papers/{chapter}.md, account: " + "; ".join(f"row {i!r} has where {w!r}" for i, w in bad)
+                     + f", which is no heading of nbs/{page}.ipynb. Write the text of one of its headings "
+                     f"({'; '.join(headings)}), or a note starting with \"- \" where the page has no section for it")
+
+
+CLAIM_METHODS = ("add", "interval", "bootstrap", "replicated", "paired_errors", "untested")   # `Claims` methods that decide
+
+
+def _decided_claims(page: str) -> list[str]:
+    "The claim keys nbs/<page>.ipynb passes as a literal to a `Claims` method (`claims.interval(\"key\", ...)`)."
+    import ast
+    keys = []
+    for cell in _cells(ROOT / "nbs" / f"{page}.ipynb"):
+        if cell["cell_type"] != "code": continue
+        code = "\n".join(l for l in book._source(cell).splitlines() if not l.lstrip().startswith(("%", "!")))
+        keys += [n.args[0].value for n in ast.walk(ast.parse(code))
+                 if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in CLAIM_METHODS
+                 and n.args and isinstance(n.args[0], ast.Constant) and isinstance(n.args[0].value, str)]
+    return keys
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_the_account_lists_every_claim_its_pages_decide(chapter):
+    """Every claim a reproduction page decides under a key written in its code is listed in the `claims` column of
+    the account (the page's `paper_account` refuses a claim listed under no item when it runs; this says so without
+    running it). Keys made at run time are checked by `paper_account` alone."""
+    listed = {k for cell in _account(chapter)["claims"] for k in cell.split() if k != "-"}
+    missing = {p: sorted(set(_decided_claims(p)) - listed) for p, c in REPRODUCTIONS.items() if c == chapter}
+    missing = {p: keys for p, keys in missing.items() if keys}
+    assert not missing, ("; ".join(f"nbs/{p}.ipynb decides the claims {keys}" for p, keys in missing.items())
+                         + f", which no row of the account in embeval_nb/papers/{chapter}.md lists: add each key to the "
+                         "`claims` column (keys separated by spaces) of the row of the item it decides, or a row "
+                         "`| <item> | <what the paper says> | <status> | <heading of the page> | <key> |`")
 
 
 def _public_callables():
@@ -174,7 +300,7 @@ def _api_imports(nb: Path) -> dict[str, str]:
     return out
 
 
-@pytest.mark.parametrize("page", sorted(PAPERS))
+@pytest.mark.parametrize("page", sorted(REPRODUCTIONS))
 def test_reproduction_pages_link_the_package_functions_they_call(page):
     """Where a page calls a package function that does the work, it names it and links its definition: every function
     or class the page imports from the package appears in its prose as {ref}`name <api-<module>-<name>>`."""
@@ -183,6 +309,15 @@ def test_reproduction_pages_link_the_package_functions_they_call(page):
     missing = [f"{{ref}}`{name} <api-{module}-{name}>`" for name, module in sorted(_api_imports(nb).items())
                if f"{{ref}}`{name} <api-{module}-{name}>`" not in prose]
     assert not missing, f"{page}: the prose names and links none of {', '.join(missing)}; add each where the page describes the step"
+
+
+def _missing_label(nb: str, ref: str) -> str:
+    "What to write where, for a {ref} to the label `ref` (api-<module>-<name>) that no notebook defines."
+    _, module, name = ref.split("-", 2)
+    source = next((f"nbs/{p.name}" for p in NOTEBOOKS for c in _cells(p) if c["cell_type"] == "code"
+                   and f"#| default_exp {module}\n" in book._source(c) + "\n"), f"the notebook that exports {module}")
+    return (f"{nb}: {{ref}} to {ref}, which no notebook defines: in {source}, put the line `({ref})=` first in the "
+            f"markdown cell right before the code cell with `def {name}` (or `class {name}`), then a blank line")
 
 
 def test_api_labels_stand_once_before_their_definitions():
@@ -197,7 +332,7 @@ def test_api_labels_stand_once_before_their_definitions():
                     for l in "".join(c["source"]).splitlines() if l.startswith("#| default_exp")}
         for i, cell in enumerate(cells):
             if cell["cell_type"] != "markdown": continue
-            text = "".join(cell["source"])
+            text = book.prose("".join(cell["source"]))
             refs |= {(nb.name, r) for r in re.findall(r"\{ref\}`[^`<]*<(api-[^>`]+)>`", text)}
             lines = [l for l in text.split("\n") if l.strip()]
             labels = [l for l in lines if l.startswith("(api-")]
@@ -219,6 +354,5 @@ def test_api_labels_stand_once_before_their_definitions():
                     problems.append(f"{nb.name} cell {i}: {label} is not right before the code cell that defines {name}")
     problems += [f"label defined {len(v)} times (Sphinx folds case, HTML ids turn _ into -): {', '.join(v)}"
                  for v in where.values() if len(v) > 1]
-    problems += [f"{nb}: {{ref}} to {r}, which no notebook defines" for nb, r in sorted(refs)
-                 if r.lower().replace("_", "-") not in where]
+    problems += [_missing_label(nb, r) for nb, r in sorted(refs) if r.lower().replace("_", "-") not in where]
     assert not problems, "\n".join(problems)
