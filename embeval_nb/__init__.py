@@ -10,7 +10,8 @@ Foundations, shared by every chapter:
     neighbours       exact k-NN under any metric (`knn`), `ball_counts`, exact cosine k-NN over large corpora
     matching         exact minimum-weight perfect matching, certified on all pairs (`min_weight_perfect_matching`)
     stats            percentile, paired and stratified bootstraps, exact McNemar, exact proportion intervals, verdicts
-    cache            results kept on disk by their inputs and code version (`cached`), `atomic_write`, `content_key`
+    cache            results kept on disk by their inputs and code version (`cached`), `atomic_write`, `locked`, `content_key`
+    runs             paper-scale runs as units with committed records, their runner (local or dask) and verification
     data             every data set the book uses (registry with sha256 and provenance) and its loader
     embeddings       word vectors, bags of words and TF-IDF, sentence encoders without torch (`load_encoder`)
 
