@@ -311,6 +311,7 @@ def load_word_vectors(path: str | os.PathLike,     # word2vec or GloVe text (.gz
     if format in BINARY_FORMATS: return _gensim_read(Path(path), format)
     return read_word_vectors(path, format, show_progress=show_progress)
 
+# %% ../nbs/embeddings.ipynb #c006o
 def _is_number(text: str) -> bool:
     try: float(text); return True
     except ValueError: return False
