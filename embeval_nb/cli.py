@@ -34,6 +34,10 @@ def _one_line(e: BaseException) -> str:
     "The message of `e` on one line."
     return " ".join(str(e).split()) or type(e).__name__
 
+def _count(n: int, noun: str) -> str:
+    "`n` and `noun`, plural unless n is 1: '1 row', '0 rows'."
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
 def _parameter_comments(func: Callable) -> dict[str, str]:
     "`{parameter: the comment beside it in the signature of func}`, and 'return': the comment after the return annotation."
     import io, textwrap, tokenize
@@ -43,8 +47,8 @@ def _parameter_comments(func: Callable) -> dict[str, str]:
     for tok in tokenize.generate_tokens(io.StringIO(source).readline):
         if not started: started = tok.string == "def"; continue       # decorators come first
         if tok.type == tokenize.NEWLINE: break                          # the end of the signature
-        if tok.string in "([{": depth += 1
-        elif tok.string in ")]}": depth -= 1
+        if tok.type == tokenize.OP and tok.string in ("(", "[", "{"): depth += 1
+        elif tok.type == tokenize.OP and tok.string in (")", "]", "}"): depth -= 1
         elif tok.type == tokenize.NAME and depth == 1 and last != "return" and previous in ("(", ",", "*", "**"): last = tok.string
         elif tok.string == "->" and depth == 0: last = "return"
         elif tok.type == tokenize.COMMENT and last: notes.setdefault(last, tok.string.lstrip("#").strip())
@@ -166,7 +170,10 @@ def main(argv: Sequence[str] | None = None  # the arguments after `embeval`; Non
     except (ValueError, TypeError, OSError, ImportError, RuntimeError, EOFError) as e:
         print(f"embeval {args.command}: error: {_one_line(e)}", file=sys.stderr)
         return 1
-    print(json.dumps(result, indent=1) if args.json else text)
+    try: print(json.dumps(result, indent=1) if args.json else text, flush=True)
+    except BrokenPipeError:                                  # the reader left (`embeval list datasets | head`): no traceback
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     return 0
 
 def _at_least(low: float,             # the smallest value allowed (or, if strict, the largest refused)
@@ -226,7 +233,7 @@ def load_matrix(path: str | os.PathLike,  # .npy; .npz with one array; text rows
                          "(a text file of vectors is read from a name ending in .txt or .tsv)")
     else: data = read_vectors(path, show_progress=False)
     M = as_points(data, str(path))
-    if len(M) < min_rows: raise ValueError(f"{path} has {len(M)} rows: {use or 'this'} needs at least {min_rows}")
+    if len(M) < min_rows: raise ValueError(f"{path} has {_count(len(M), 'row')}: {use or 'this'} needs at least {min_rows}")
     return M
 
 def _check_directions(M: np.ndarray, path, use: str) -> None:
@@ -274,8 +281,8 @@ def _nothing_to_move(lexicon, text: str, wv, vectors) -> str:
     if not lines: return f"{lexicon} is empty: it has no lexicon lines, so no vector would move"
     words = sorted(set(text.lower().split()))
     known = [w for w in words if w in wv]
-    return (f"{lexicon} links no two words of {vectors}, so no vector would move: its {lines} lines name {len(words)} "
-            f"distinct words (lower-cased, e.g. {', '.join(words[:4])}), {len(known)} of them in {vectors}"
+    return (f"{lexicon} links no two words of {vectors}, so no vector would move: its {_count(lines, 'line')} name "
+            f"{_count(len(words), 'distinct word')} (lower-cased, e.g. {', '.join(words[:4])}), {len(known)} of them in {vectors}"
             + (f" ({', '.join(known[:4])})" if known else ""))
 
 def _check_output(out) -> Path:
@@ -339,8 +346,9 @@ the words in a Python set's order (here the file's order: after 10 passes the ve
 point is the same); it reads a word2vec header as a word, and writes 4 decimals in no particular order (here
 the input's text format and order, every number exact). It has no --alpha."""
 
-VECTOR_FORMATS = ("auto", "word2vec", "glove", "word2vec-binary", "fasttext", "gensim")   # 'auto', then embeddings.WORD_VECTOR_FORMATS
-                                                                                        # and BINARY_FORMATS (that module is slow to import)
+# 'auto', then embeddings.WORD_VECTOR_FORMATS and BINARY_FORMATS, copied: that module is slow to import for --help
+VECTOR_FORMATS = ("auto", "word2vec", "glove", "word2vec-binary", "fasttext", "gensim")
+
 def _retrofit_arguments(p) -> None:
     p.add_argument("vectors", help="word vectors: word2vec or GloVe text (.gz too), word2vec binary or fastText (.bin), gensim (.kv)")
     p.add_argument("lexicon", help="a lexicon file (a head word and its neighbours per line), or ppdb / framenet")
@@ -637,8 +645,11 @@ def _embedder_needs(e) -> tuple[str, bool]:
 
 def _embedders() -> list[dict]:
     from embeval_nb.embeddings import EMBEDDERS
-    return [{"name": e.name, "method": e.method, "composition": e.composition, "dim": e.dim,
-             **dict(zip(("needs", "installed"), _embedder_needs(e)))} for e in EMBEDDERS.values()]
+    out = []
+    for e in EMBEDDERS.values():
+        needs, installed = _embedder_needs(e)
+        out.append({"name": e.name, "method": e.method, "composition": e.composition, "dim": e.dim, "needs": needs, "installed": installed})
+    return out
 
 def _datasets() -> list[dict]:
     from embeval_nb.data import REGISTRY, candidate_roots
@@ -647,10 +658,15 @@ def _datasets() -> list[dict]:
     return [{"name": ds.name, "kind": ds.kind, "found": found(ds), "how": ds.how} for ds in REGISTRY.values()]
 
 def _chapters() -> list[dict]:
+    "A chapter per file of paper numbers the package ships (papers/<chapter>.md, headed by the paper's reference)."
     from importlib.resources import files
-    papers = sorted((p for p in (files("embeval_nb") / "papers").iterdir() if p.name.endswith(".md")), key=lambda p: p.name)
-    return [{"name": p.name[:-3], "module": f"embeval_nb.{p.name[:-3]}", "paper": p.read_text(encoding="utf-8").split("\n", 1)[0].lstrip("# "),
-             "command": _CHAPTER_COMMANDS.get(p.name[:-3], p.name[:-3] if p.name[:-3] in COMMANDS else None)} for p in papers]
+    out = []
+    for paper in sorted((files("embeval_nb") / "papers").iterdir(), key=lambda p: p.name):
+        if not paper.name.endswith(".md"): continue
+        name, title = paper.name[:-3], paper.read_text(encoding="utf-8").split("\n", 1)[0].lstrip("# ")
+        out.append({"name": name, "module": f"embeval_nb.{name}", "paper": title,
+                    "command": _CHAPTER_COMMANDS.get(name, name if name in COMMANDS else None)})
+    return out
 
 def _extras() -> list[dict]:
     import importlib.metadata as md, re

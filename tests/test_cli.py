@@ -274,7 +274,7 @@ def test_compare_bad_inputs(capsys, files):
     assert_one_line_error(capsys, 1, "compare", "text.npy", "x.npy",
                           contains="text.npy is not a .npy file: it does not start as numpy writes one (a text file of vectors")
     assert_one_line_error(capsys, 1, "compare", "x.npy", "empty.npy", contains="empty.npy has 0 rows: each statistic needs at least 2")
-    assert_one_line_error(capsys, 1, "compare", "one.npy", "x.npy", contains="one.npy has 1 rows: each statistic needs at least 2")
+    assert_one_line_error(capsys, 1, "compare", "one.npy", "x.npy", contains="one.npy has 1 row: each statistic needs at least 2")
     assert_one_line_error(capsys, 1, "compare", "x.npy", "zero.npy", "--metric", "cosine",
                           contains="zero.npy row 7 (counting from 0) is all zeros: the cosine distance needs a direction for every row")
     assert run(capsys, "compare", "x.npy", "zero.npy", "--tests", "energy")[0] == 0      # the Euclidean distance takes it
@@ -509,6 +509,16 @@ def test_an_error_clears_the_progress_bar_it_interrupted(tmp_path):
     assert out.stderr.split("\r")[-2].strip() == ""                                   # the bar's line blanked first
     ok = run_process("compare", "x.npy", "y.npy", "--tests", "energy,prdc", cwd=tmp_path, env={"EMBEVAL_PROGRESS": "1"})
     assert ok.returncode == 0 and "compare: 100%" in ok.stderr                    # a finished bar stays
+
+
+def test_a_reader_that_leaves_early_gets_no_traceback(tmp_path):
+    "`embeval list datasets | head -1`: the closed pipe ends the command quietly."
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "EMBEVAL_PROGRESS": "0"}
+    p = subprocess.Popen([sys.executable, "-m", "embeval_nb.cli", "list", "datasets"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, env=env, cwd=tmp_path)
+    p.stdout.close()                                                   # the reader is gone before the first line
+    err = p.stderr.read().decode(); p.wait()
+    assert p.returncode == 1 and err == ""
 
 
 def test_python_dash_m_runs_the_command_line(tmp_path):
