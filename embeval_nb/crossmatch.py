@@ -99,6 +99,8 @@ class CrossmatchResult:
     >>> r = crossmatch_test(X, X + 10)
     >>> r.a1, r.n_pairs, round(r.expected, 4), round(r.p_value, 4)
     (0, 4, 2.2857, 0.0857)
+    >>> r                                           # the pairs are counted, not printed: `r.pairs` holds them
+    CrossmatchResult(N=8, n=4, m=4, a1=0, expected=2.286, p_value=0.08571, log_p_value=-2.457, p_value_normal=0.01751, pairs=<4 pairs>)
     """
     a1: int                 # pairs with one point from each sample
     n_pairs: int            # I = number of pairs used
@@ -111,6 +113,13 @@ class CrossmatchResult:
     m: int                  # points of Y used
     pairs: np.ndarray       # (n_pairs, 2) int64 indices into the stacked [X; Y] (rows of the distance matrix), i < j, rows sorted
     dropped: int            # index into [X; Y] of the point matched to the ghost (odd N), else -1
+
+    def __repr__(self) -> str:
+        "One line: the points used, A1 beside its null mean, the p-values; the pairs counted, not listed."
+        dropped = f", dropped={self.dropped}" if self.dropped >= 0 else ""
+        return (f"CrossmatchResult(N={self.n + self.m}, n={self.n}, m={self.m}, a1={self.a1}, expected={self.expected:.4g}, "
+                f"p_value={self.p_value:.4g}, log_p_value={self.log_p_value:.4g}, p_value_normal={self.p_value_normal:.4g}, "
+                f"pairs=<{len(self.pairs)} pairs>{dropped})")
 
 # %% ../nbs/crossmatch_impl.ipynb #c113s1
 def _first_sample(Y, N: int) -> np.ndarray:

@@ -21,16 +21,16 @@ from .core import jit, optional_import, progress, record_dir
 from .metrics import normalize_rows
 
 # %% auto #0
-__all__ = ['WORD_VECTOR_FORMATS', 'ENCODERS', 'MINILM', 'E5_FILE', 'ENCODING_VERSION', 'IDF_CONVENTIONS', 'EMBEDDERS',
-           'EMBEDDER_VERSION', 'OWN_EMBEDDER_VERSION', 'SPECS', 'WordVectors', 'word_index', 'vocab_index',
-           'word_vectors_format', 'read_word_vectors', 'write_word_vectors', 'load_glove', 'EncoderSpec', 'model_dir',
-           'encoder_spec', 'load_tokenizer', 'TransformerLayer', 'TransformerWeights', 'load_transformer',
-           'dequantise_q4_0', 'Q4Rows', 'E5File', 'read_e5_file', 'e5_tokenizer', 'mpnet_relative_buckets',
-           'transformer_forward', 'pool_tokens', 'Encoder', 'load_encoder', 'train_word2vec', 'train_fasttext',
-           'glove_cooccurrence', 'train_glove', 'vocabulary', 'bow_matrix', 'as_weights', 'as_document_weights',
-           'idf_weights', 'tfidf', 'tfidf_vectors', 'SentenceEmbedder', 'average_word_vectors', 'sentence_embeddings',
-           'check_embeddings', 'OwnEmbedder', 'TextVectors', 'save_text_vectors', 'load_text_vectors',
-           'resolve_embedder', 'as_embedder', 'save_texts']
+__all__ = ['WORD_VECTOR_FORMATS', 'BINARY_FORMATS', 'ENCODERS', 'MINILM', 'E5_FILE', 'ENCODING_VERSION', 'IDF_CONVENTIONS',
+           'EMBEDDERS', 'EMBEDDER_VERSION', 'OWN_EMBEDDER_VERSION', 'SPECS', 'WordVectors', 'word_index', 'vocab_index',
+           'word_vectors_format', 'read_word_vectors', 'write_word_vectors', 'load_word_vectors', 'read_vectors',
+           'load_glove', 'EncoderSpec', 'model_dir', 'encoder_spec', 'load_tokenizer', 'TransformerLayer',
+           'TransformerWeights', 'load_transformer', 'dequantise_q4_0', 'Q4Rows', 'E5File', 'read_e5_file',
+           'e5_tokenizer', 'mpnet_relative_buckets', 'transformer_forward', 'pool_tokens', 'Encoder', 'load_encoder',
+           'train_word2vec', 'train_fasttext', 'glove_cooccurrence', 'train_glove', 'vocabulary', 'bow_matrix',
+           'as_weights', 'as_document_weights', 'idf_weights', 'tfidf', 'tfidf_vectors', 'SentenceEmbedder',
+           'average_word_vectors', 'sentence_embeddings', 'check_embeddings', 'OwnEmbedder', 'TextVectors',
+           'save_text_vectors', 'load_text_vectors', 'resolve_embedder', 'as_embedder', 'save_texts']
 
 # %% ../nbs/embeddings.ipynb #c005
 @dataclass
@@ -123,19 +123,25 @@ def vocab_index(vocab, n_rows: int | None = None) -> dict:
     return index
 
 # %% ../nbs/embeddings.ipynb #c006e
-import re
+import gzip, pickle, re
 from .cache import atomic_write
 
-WORD_VECTOR_FORMATS = ("word2vec", "glove")
+WORD_VECTOR_FORMATS = ("word2vec", "glove")                 # the text formats (read and written)
+BINARY_FORMATS = ("word2vec-binary", "fasttext", "gensim")  # the binary formats (read through gensim, the extra 'gensim')
+_FASTTEXT_MAGIC = 793712314                                 # the little-endian int32 that starts a fastText .bin file
 
 def _text_lines(path: str | os.PathLike) -> list[str]:
-    "The lines of the UTF-8 text file `path`; FileNotFoundError or ValueError naming it."
+    "The lines of the UTF-8 text file `path`, gzip-compressed or not; FileNotFoundError or ValueError naming it."
     path = Path(path)
     if not path.is_file(): raise FileNotFoundError(f"{path}: no such file")
-    try: text = path.read_bytes().decode("utf-8")
+    data = path.read_bytes()
+    if data[:2] == b"\x1f\x8b":
+        try: data = gzip.decompress(data)
+        except (OSError, EOFError) as e: raise ValueError(f"{path} is a damaged gzip file ({e})") from None
+    try: text = data.decode("utf-8")
     except UnicodeDecodeError as e:
-        raise ValueError(f"{path} is not a UTF-8 text file of word vectors (bad byte at offset {e.start}); "
-                         "binary word2vec files are not read") from None
+        raise ValueError(f"{path} is not a UTF-8 text file of vectors (bad byte at offset {e.start}); a binary word2vec or "
+                         "fastText file is read from a name ending in .bin, a gensim KeyedVectors file from .kv") from None
     return [line.rstrip("\r") for line in text.split("\n")]
 
 def _header(line: str) -> tuple[int, int] | None:
@@ -144,8 +150,15 @@ def _header(line: str) -> tuple[int, int] | None:
     if len(parts) == 2 and all(re.fullmatch(r"\d+", p, re.ASCII) for p in parts): return int(parts[0]), int(parts[1])
     return None
 
+def _binary_format(path: Path) -> str | None:
+    "The format of the existing file `path` among BINARY_FORMATS, from its name (.bin: fastText's magic number or word2vec; .kv); None: text."
+    if path.suffix == ".kv": return "gensim"
+    if path.suffix != ".bin": return None
+    with open(path, "rb") as f: head = f.read(4)
+    return "fasttext" if len(head) == 4 and struct.unpack("<i", head)[0] == _FASTTEXT_MAGIC else "word2vec-binary"
+
 def word_vectors_format(path: str | os.PathLike) -> str:
-    r"""'word2vec' if the first non-blank line of the text file `path` is a header `count dim`, else 'glove'.
+    r"""The format of the word-vectors file `path`: a text file is 'word2vec' if its first non-blank line is a header `count dim`, else 'glove'; a `.bin` file is 'fasttext' or 'word2vec-binary', a `.kv` file 'gensim'.
 
     >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as d:
@@ -154,6 +167,7 @@ def word_vectors_format(path: str | os.PathLike) -> str:
     ...     word_vectors_format(Path(d) / "w2v.txt"), word_vectors_format(Path(d) / "glove.txt")
     ('word2vec', 'glove')
     """
+    if Path(path).is_file() and (binary := _binary_format(Path(path))): return binary
     first = next((l for l in _text_lines(path) if l.strip()), None)
     if first is None: raise ValueError(f"{path} is empty: no word vectors")
     return "word2vec" if _header(first) else "glove"
@@ -181,7 +195,27 @@ def _fill_rows(path, rows: list[tuple[int, str]], M: np.ndarray, show_progress) 
         if not np.isfinite(M[i]).all(): raise ValueError(f"{path} line {no}: the vector of {parts[0]!r} holds NaN or infinity")
     return words
 
-def read_word_vectors(path: str | os.PathLike,     # a text file: word2vec (header 'count dim') or GloVe (no header)
+def _text_rows(path, what: str) -> list[tuple[int, str]]:
+    "`(line number, line)` of the non-blank lines of the text file `path`; a ValueError if it has none (`what`: what it should hold)."
+    rows = [(no, l) for no, l in enumerate(_text_lines(path), 1) if l.strip()]
+    if not rows: raise ValueError(f"{path} is empty: no {what}")
+    return rows
+
+def _parse_word_vectors(path, rows: list[tuple[int, str]], format: str, dtype, show_progress) -> WordVectors:
+    "The word vectors of the non-blank `rows` (line number, text) of the text file `path` in `format` ('auto', 'word2vec' or 'glove')."
+    header = _header(rows[0][1]) if format != "glove" else None
+    if format == "word2vec" and header is None:
+        raise ValueError(f"{path} line {rows[0][0]}: expected the word2vec header 'count dim', got {rows[0][1][:60]!r}")
+    rows = rows[1:] if header else rows
+    if not rows: raise ValueError(f"{path} has a header but no word vectors")
+    dim = header[1] if header else len(rows[0][1].split()) - 1
+    if dim < 1: raise ValueError(f"{path} line {rows[0][0]}: no numbers after the word {rows[0][1].split()[0]!r}")
+    if header and header[0] != len(rows):
+        raise ValueError(f"{path}: the header says {header[0]} vectors, the file has {len(rows)}")
+    M = np.empty((len(rows), dim), dtype=dtype)
+    return WordVectors(_fill_rows(path, rows, M, show_progress), M, Path(path).name)
+
+def read_word_vectors(path: str | os.PathLike,     # a text file, gzip-compressed or not: word2vec (header 'count dim') or GloVe (no header)
                       format: str = "auto",        # 'auto' (header or not), 'word2vec' or 'glove'
                       *,
                       dtype=np.float64,            # the matrix's dtype: np.float64 (exact to the text) or np.float32
@@ -201,19 +235,7 @@ def read_word_vectors(path: str | os.PathLike,     # a text file: word2vec (head
            [-2. ,  0.3]]))
     """
     format = check_choice(format, "format", ("auto", *WORD_VECTOR_FORMATS))
-    rows = [(no, l) for no, l in enumerate(_text_lines(path), 1) if l.strip()]
-    if not rows: raise ValueError(f"{path} is empty: no word vectors")
-    header = _header(rows[0][1]) if format != "glove" else None
-    if format == "word2vec" and header is None:
-        raise ValueError(f"{path} line {rows[0][0]}: expected the word2vec header 'count dim', got {rows[0][1][:60]!r}")
-    rows = rows[1:] if header else rows
-    if not rows: raise ValueError(f"{path} has a header but no word vectors")
-    dim = header[1] if header else len(rows[0][1].split()) - 1
-    if dim < 1: raise ValueError(f"{path} line {rows[0][0]}: no numbers after the word {rows[0][1].split()[0]!r}")
-    if header and header[0] != len(rows):
-        raise ValueError(f"{path}: the header says {header[0]} vectors, the file has {len(rows)}")
-    M = np.empty((len(rows), dim), dtype=dtype)
-    return WordVectors(_fill_rows(path, rows, M, show_progress), M, Path(path).name)
+    return _parse_word_vectors(path, _text_rows(path, "word vectors"), format, dtype, show_progress)
 
 # %% ../nbs/embeddings.ipynb #c006g
 def _vector_text(row: np.ndarray, precision: int | None) -> str:
@@ -250,6 +272,78 @@ def write_word_vectors(vectors,                     # WordVectors or gensim Keye
         if format == "word2vec": f.write(f"{M.shape[0]} {M.shape[1]}\n".encode())
         for w, row in zip(words, M): f.write(f"{w} {_vector_text(row, precision)}\n".encode("utf-8"))
     return atomic_write(path, write)
+
+# %% ../nbs/embeddings.ipynb #c006l
+def _keyed_vectors(kv, name: str) -> WordVectors:
+    "The vocabulary and `(V, d) float32` vectors of a gensim KeyedVectors, or of a gensim model that holds one as `.wv`."
+    kv = getattr(kv, "wv", kv)
+    if not hasattr(kv, "index_to_key"): raise ValueError(f"{name} holds a gensim {type(kv).__name__}, not word vectors")
+    return WordVectors(list(kv.index_to_key), np.asarray(kv.vectors, dtype=np.float32), name)
+
+_GENSIM_ERRORS = (ValueError, OSError, EOFError, KeyError, IndexError, AttributeError, struct.error, pickle.UnpicklingError)
+
+def _gensim_read(path: Path, format: str) -> WordVectors:
+    "The word vectors of the file `path` in `format` (one of BINARY_FORMATS), read by gensim; errors name the file."
+    if not path.is_file(): raise FileNotFoundError(f"{path}: no such file")
+    models = optional_import("gensim.models", "gensim")
+    read = {"word2vec-binary": partial(models.KeyedVectors.load_word2vec_format, binary=True),
+            "fasttext": models.fasttext.load_facebook_vectors, "gensim": models.KeyedVectors.load}[format]
+    try: kv = read(str(path))
+    except _GENSIM_ERRORS as e: raise ValueError(f"{path} is not a readable {format} file ({' '.join(str(e).split())})") from None
+    return _keyed_vectors(kv, path.name)
+
+def load_word_vectors(path: str | os.PathLike,     # word2vec or GloVe text (.gz too), word2vec binary or fastText (.bin), gensim (.kv)
+                      format: str = "auto",        # 'auto' (from the name and the first bytes or line), or one of WORD_VECTOR_FORMATS, BINARY_FORMATS
+                      *,
+                      show_progress: bool | None = None,  # the progress bar over a text file's lines; None: `progress_enabled()`
+                     ) -> WordVectors:             # the words in file order; vectors (V, d): float64 from text, float32 from gensim
+    r"""The word vectors of a file in any format of `WORD_VECTOR_FORMATS` (text, `read_word_vectors`) or `BINARY_FORMATS` (through gensim).
+
+    >>> import gzip, tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     _ = (Path(d) / "v.txt.gz").write_bytes(gzip.compress(b"cat 0.5 1\ndog -2 3\n"))
+    ...     wv = load_word_vectors(Path(d) / "v.txt.gz", show_progress=False)
+    >>> wv.words, wv.vectors.shape
+    (['cat', 'dog'], (2, 2))
+    """
+    format = check_choice(format, "format", ("auto", *WORD_VECTOR_FORMATS, *BINARY_FORMATS))
+    if format == "auto" and Path(path).is_file(): format = _binary_format(Path(path)) or "auto"
+    if format in BINARY_FORMATS: return _gensim_read(Path(path), format)
+    return read_word_vectors(path, format, show_progress=show_progress)
+
+# %% ../nbs/embeddings.ipynb #c006o
+def _is_number(text: str) -> bool:
+    try: float(text); return True
+    except ValueError: return False
+
+def read_vectors(path: str | os.PathLike,           # text: a row of numbers per line (spaces or tabs); or a word-vectors file
+                 *,
+                 show_progress: bool | None = None,  # the progress bar over lines; None: `progress_enabled()`
+                ) -> np.ndarray:                    # (n, d) float64, row i the vector of the i-th non-blank line or word
+    r"""The `(n, d)` matrix of a text file of bare vectors (gzip-compressed or not), or of a word-vectors file in any format `load_word_vectors` reads, its words dropped.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     _ = (Path(d) / "rows.tsv").write_text("1\t2.5\n-3\t4\n")
+    ...     _ = (Path(d) / "words.txt").write_text("cat 1 2.5\ndog -3 4\n")
+    ...     read_vectors(Path(d) / "rows.tsv"), read_vectors(Path(d) / "words.txt", show_progress=False)
+    (array([[ 1. ,  2.5],
+           [-3. ,  4. ]]), array([[ 1. ,  2.5],
+           [-3. ,  4. ]]))
+    """
+    if Path(path).is_file() and _binary_format(Path(path)): return load_word_vectors(path).vectors.astype(np.float64)
+    rows = _text_rows(path, "vectors")
+    first, header = rows[0][1].split(), _header(rows[0][1])
+    if not _is_number(first[0]) or (header and len(rows) > 1 and len(rows[1][1].split()) == header[1] + 1):
+        return _parse_word_vectors(path, rows, "auto", np.float64, show_progress).vectors
+    M = np.empty((len(rows), len(first)))
+    for i, (no, line) in enumerate(progress(rows, desc="reading vectors", show_progress=show_progress)):
+        parts = line.split()
+        if len(parts) != M.shape[1]: raise ValueError(f"{path} line {no} has {len(parts)} numbers, line {rows[0][0]} has {M.shape[1]}")
+        try: M[i] = parts
+        except ValueError: raise _number_error(path, no, parts) from None
+        if not np.isfinite(M[i]).all(): raise ValueError(f"{path} line {no} holds NaN or infinity")
+    return M
 
 # %% ../nbs/embeddings.ipynb #c008
 @lru_cache(maxsize=1)
@@ -916,8 +1010,7 @@ def load_encoder(name: str = MINILM) -> Encoder:
 
 # %% ../nbs/embeddings.ipynb #c041
 def _gensim_vectors(model, name: str) -> WordVectors:
-    kv = model.wv
-    return WordVectors(list(kv.index_to_key), np.asarray(kv.vectors, dtype=np.float32), name)
+    return _keyed_vectors(model, name)
 
 def train_word2vec(sentences,               # token lists (iterables of str), read once into a list
                    *,
