@@ -10,7 +10,7 @@ from typing import Callable, Iterable, Mapping
 
 import numpy as np
 
-from .checks import check_choice, check_int, check_real, make_rng
+from .checks import check_choice, check_int, check_real, check_rows, make_rng
 
 # %% auto #0
 __all__ = ['VERDICTS', 'percentile_interval', 'bootstrap_interval', 'resample_counts', 'StratifiedBootstrap', 'PairedErrors',
@@ -107,15 +107,28 @@ class StratifiedBootstrap:
                         for s, n in ((s, check_int(n, f"sizes[{s!r}]", low=1)) for s, n in sizes.items())}
 
     def means(self, values: Mapping[str, np.ndarray], positions: Mapping[str, np.ndarray] | None = None) -> np.ndarray:
-        "`(strata, 1 + n_boot)` weighted means of `values[s]`, the items `positions[s]` of stratum s (default: all)."
+        """`(strata, 1 + n_boot)` weighted means of `values[s]`, the items `positions[s]` of stratum s (default: all);
+        NaN in a resample that draws none of those items (it has no mean there)."""
         out = []
         for s in self.strata:
-            w = self.weights[s] if positions is None else self.weights[s][:, np.asarray(positions[s])]
-            v = np.asarray(values[s], dtype=np.float32)
+            w = self._chosen(s, positions)
+            v = np.asarray(_stratum(values, s, "values"), dtype=np.float32)
             if v.shape != (w.shape[1],):
                 raise ValueError(f"values[{s!r}] has shape {v.shape}, expected ({w.shape[1]},): one value per item")
-            out.append(w @ v / np.maximum(w.sum(1), 1))
+            drawn = w.sum(1)
+            out.append(np.where(drawn > 0, w @ v / np.maximum(drawn, 1), np.nan))
         return np.array(out)
+
+    def _chosen(self, s: str, positions) -> np.ndarray:
+        "The weights of stratum s on the items `positions[s]` (all if `positions` is None): `(1 + n_boot, chosen)`."
+        if positions is None: return self.weights[s]
+        n = self.weights[s].shape[1]
+        return self.weights[s][:, check_rows(_stratum(positions, s, "positions"), f"positions[{s!r}]", n, allow_empty=False)]
+
+def _stratum(mapping: Mapping, s: str, name: str):
+    "mapping[s]; ValueError naming `name` if the stratum is missing."
+    if s not in mapping: raise ValueError(f"{name} has no entry for stratum {s!r} (strata: {list(mapping)})")
+    return mapping[s]
 
 # %% ../nbs/stats.ipynb #c011
 @dataclass(frozen=True)

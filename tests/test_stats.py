@@ -314,8 +314,10 @@ def test_stratified_bootstrap_positions_select_items():
     m = sb.means(v, pos)
     for r in range(31):
         w = sb.weights["a"][r, pos["a"]].astype(np.float64)
-        ref = (w * v["a"]).sum() / max(w.sum(), 1)                             # no item drawn: 0, not NaN
-        assert m[0, r] == pytest.approx(ref, rel=1e-6, abs=1e-7)
+        if w.sum() == 0:
+            assert np.isnan(m[0, r])                                           # no item drawn: no mean
+            continue
+        assert m[0, r] == pytest.approx((w * v["a"]).sum() / w.sum(), rel=1e-6, abs=1e-7)
     assert (m[1] == 1).all()
     with pytest.raises(ValueError, match=r"values\['a'\] has shape \(3,\), expected \(4,\)"):
         sb.means({"a": np.ones(3), "b": np.ones(5)}, pos)
@@ -635,5 +637,32 @@ def test_newcombe_interval_edge_cases():
 def proportion_confint_wilson(k, n):
     from statsmodels.stats.proportion import proportion_confint
     return proportion_confint(k, n, method="wilson")
+
+
+# --- StratifiedBootstrap: a resample without the chosen items ------------------------------------------------------
+
+def test_stratified_bootstrap_resample_without_the_chosen_items_has_no_mean():
+    "The issue's case: one chosen item of three is drawn by none of 3 draws in about (2/3)^3 = 30% of the resamples."
+    sb = StratifiedBootstrap({"a": 3}, n_boot=400)
+    m = sb.means({"a": np.array([5.])}, {"a": np.array([0])})[0]
+    missing = sb.weights["a"][:, 0] == 0
+    assert missing.sum() == 109 and not missing[0]
+    assert np.isnan(m[missing]).all() and (m[~missing] == 5).all()
+    with pytest.raises(ValueError, match="109 of 401 bootstrap replicates are NaN"):   # a caller cannot miss them
+        percentile_interval(m)
+    np.testing.assert_allclose(sb.means({"a": np.arange(3.)})[0], sb.weights["a"] @ np.arange(3.) / 3, rtol=1e-6)   # all items: never NaN
+
+
+def test_stratified_bootstrap_means_check_positions_and_strata():
+    sb = StratifiedBootstrap({"a": 4, "b": 2}, 10)
+    v = {"a": np.ones(2), "b": np.ones(2)}
+    for pos, error, match in [({"a": [0, 4], "b": [0, 1]}, ValueError, r"positions\['a'\]\[1\] = 4 is out of range for 4 rows"),
+                              ({"a": [], "b": [0, 1]}, ValueError, r"positions\['a'\] is empty"),
+                              ({"a": [0.0, 1.0], "b": [0, 1]}, TypeError, r"positions\['a'\] must hold integer"),
+                              ({"a": [0, 1]}, ValueError, r"positions has no entry for stratum 'b'")]:
+        with pytest.raises(error, match=match):
+            sb.means(v, pos)
+    with pytest.raises(ValueError, match=r"values has no entry for stratum 'b'"):
+        sb.means({"a": np.ones(4)})
 
 
