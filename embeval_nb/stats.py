@@ -10,7 +10,7 @@ from typing import Callable, Iterable, Mapping
 
 import numpy as np
 
-from .checks import check_choice, check_int, check_real, make_rng
+from .checks import check_choice, check_int, check_real, check_rows, make_rng
 
 # %% auto #0
 __all__ = ['VERDICTS', 'percentile_interval', 'bootstrap_interval', 'resample_counts', 'StratifiedBootstrap', 'PairedErrors',
@@ -107,15 +107,28 @@ class StratifiedBootstrap:
                         for s, n in ((s, check_int(n, f"sizes[{s!r}]", low=1)) for s, n in sizes.items())}
 
     def means(self, values: Mapping[str, np.ndarray], positions: Mapping[str, np.ndarray] | None = None) -> np.ndarray:
-        "`(strata, 1 + n_boot)` weighted means of `values[s]`, the items `positions[s]` of stratum s (default: all)."
+        """`(strata, 1 + n_boot)` weighted means of `values[s]`, the items `positions[s]` of stratum s (default: all);
+        NaN in a resample that draws none of those items (it has no mean there)."""
         out = []
         for s in self.strata:
-            w = self.weights[s] if positions is None else self.weights[s][:, np.asarray(positions[s])]
-            v = np.asarray(values[s], dtype=np.float32)
+            w = self._chosen(s, positions)
+            v = np.asarray(_stratum(values, s, "values"), dtype=np.float32)
             if v.shape != (w.shape[1],):
                 raise ValueError(f"values[{s!r}] has shape {v.shape}, expected ({w.shape[1]},): one value per item")
-            out.append(w @ v / np.maximum(w.sum(1), 1))
+            drawn = w.sum(1)
+            out.append(np.where(drawn > 0, w @ v / np.maximum(drawn, 1), np.nan))
         return np.array(out)
+
+    def _chosen(self, s: str, positions) -> np.ndarray:
+        "The weights of stratum s on the items `positions[s]` (all if `positions` is None): `(1 + n_boot, chosen)`."
+        if positions is None: return self.weights[s]
+        n = self.weights[s].shape[1]
+        return self.weights[s][:, check_rows(_stratum(positions, s, "positions"), f"positions[{s!r}]", n, allow_empty=False)]
+
+def _stratum(mapping: Mapping, s: str, name: str):
+    "mapping[s]; ValueError naming `name` if the stratum is missing."
+    if s not in mapping: raise ValueError(f"{name} has no entry for stratum {s!r} (strata: {list(mapping)})")
+    return mapping[s]
 
 # %% ../nbs/stats.ipynb #c011
 @dataclass(frozen=True)
@@ -127,13 +140,13 @@ class PairedErrors:
     (1, 4, 3, 0.25)
     """
     n_items: int
-    errors_a: int
-    errors_b: int
+    errors_a: int           # n11 + n01 (n11: items both get wrong)
+    errors_b: int           # n11 + n10
     only_a_wrong: int       # n01: A wrong, B right
-    only_b_wrong: int       # n10
+    only_b_wrong: int       # n10: B wrong, A right
     p_value: float          # two-sided exact McNemar (binomial test of n01 against n01 + n10 at 1/2)
     difference: float       # (errors_a - errors_b) / N
-    low: float              # Newcombe's 95% (or `level`) interval for the difference
+    low: float              # Newcombe's method-10 interval at `level` (95%) for the difference; [-u, u] if n01 + n10 = 0
     high: float
 
 # %% ../nbs/stats.ipynb #c011s1
@@ -143,14 +156,18 @@ def _wilson(k: int, n: int, z: float) -> tuple[float, float]:
     centre, half = (p + z * z / (2 * n)) / den, z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
     return centre - half, centre + half
 
+def _paired_phi(n11: int, n01: int, n10: int, n00: int) -> float:
+    "Newcombe's phi* of two error indicators: D = n11 n00 - n01 n10, less N/2 (not below 0) when D > 0, over the root of the margins' product."
+    D, N = n11 * n00 - n01 * n10, n11 + n01 + n10 + n00
+    margins = float(n11 + n01) * (n10 + n00) * (n11 + n10) * (n01 + n00)
+    return 0.0 if margins == 0 else (max(D - N / 2, 0.0) if D > 0 else D) / math.sqrt(margins)
+
 def _newcombe_paired(n11: int, n01: int, n10: int, n00: int, level: float) -> tuple[float, float]:
-    "Newcombe's hybrid score interval (method 10) for e_a - e_b, with n01 items only A gets wrong and n10 only B."
+    "Newcombe's (1998) method 10 for e_a - e_b: n11 items both get wrong, n01 only A, n10 only B, n00 neither."
     from scipy.stats import norm
-    N, z = n11 + n01 + n10 + n00, float(norm.ppf(0.5 + level / 2))
+    N, z, phi = n11 + n01 + n10 + n00, float(norm.ppf(0.5 + level / 2)), _paired_phi(n11, n01, n10, n00)
     ea, eb = (n11 + n01) / N, (n11 + n10) / N
     (la, ua), (lb, ub) = _wilson(n11 + n01, N, z), _wilson(n11 + n10, N, z)
-    margins = float(n11 + n01) * (n10 + n00) * (n11 + n10) * (n01 + n00)
-    phi = (n11 * n00 - n01 * n10) / math.sqrt(margins) if margins > 0 else 0.0
     below = math.sqrt(max((ea - la) ** 2 - 2 * phi * (ea - la) * (ub - eb) + (ub - eb) ** 2, 0.0))
     above = math.sqrt(max((ua - ea) ** 2 - 2 * phi * (ua - ea) * (eb - lb) + (eb - lb) ** 2, 0.0))
     return max(ea - eb - below, -1.0), min(ea - eb + above, 1.0)
@@ -161,7 +178,7 @@ def mcnemar_exact(correct_a, correct_b, *, level: float = 0.95) -> PairedErrors:
 
     >>> r = mcnemar_exact(np.array([1, 1, 0, 1, 1, 1], bool), np.array([1, 0, 0, 0, 0, 1], bool))
     >>> round(r.difference, 4), round(r.low, 4), round(r.high, 4), round(r.p_value, 4)
-    (-0.5, -0.7328, -0.0529, 0.25)
+    (-0.5, -0.7732, 0.0403, 0.25)
     """
     from scipy.stats import binomtest
     a, b = (np.asarray(c) for c in (correct_a, correct_b))

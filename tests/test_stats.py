@@ -1,6 +1,7 @@
 """stats: percentile intervals against numpy's percentiles (and linear interpolation by hand where replicates are
 infinite), the bootstrap's repeatability and coverage, resample counts and stratified means against direct loops,
-the exact McNemar test and Clopper-Pearson intervals against scipy and against the binomial tails they invert, and
+the exact McNemar test against scipy and Newcombe's interval against his published Table III and
+Fagerland et al.'s worked example, Clopper-Pearson intervals against scipy and against the binomial tails they invert, and
 every branch of the verdict rules."""
 import math
 
@@ -8,10 +9,9 @@ import numpy as np
 import pytest
 
 from embeval_nb.checks import make_rng
-from embeval_nb.stats import (VERDICTS, PairedErrors, StratifiedBootstrap, bootstrap_interval, combined_verdict,
-                              interval_verdict, mcnemar_exact, percentile_interval, permutation_p_value, permutation_test,
-                              proportion_interval,
-                              resample_counts)
+from embeval_nb.stats import (PairedErrors, StratifiedBootstrap, VERDICTS, bootstrap_interval, combined_verdict,
+                              interval_verdict, mcnemar_exact, _newcombe_paired, _paired_phi, percentile_interval,
+                              permutation_p_value, permutation_test, proportion_interval, resample_counts)
 
 
 # --- moved from test_core.py ------------------------------------------------------------------------
@@ -314,8 +314,10 @@ def test_stratified_bootstrap_positions_select_items():
     m = sb.means(v, pos)
     for r in range(31):
         w = sb.weights["a"][r, pos["a"]].astype(np.float64)
-        ref = (w * v["a"]).sum() / max(w.sum(), 1)                             # no item drawn: 0, not NaN
-        assert m[0, r] == pytest.approx(ref, rel=1e-6, abs=1e-7)
+        if w.sum() == 0:
+            assert np.isnan(m[0, r])                                           # no item drawn: no mean
+            continue
+        assert m[0, r] == pytest.approx((w * v["a"]).sum() / w.sum(), rel=1e-6, abs=1e-7)
     assert (m[1] == 1).all()
     with pytest.raises(ValueError, match=r"values\['a'\] has shape \(3,\), expected \(4,\)"):
         sb.means({"a": np.ones(3), "b": np.ones(5)}, pos)
@@ -342,11 +344,16 @@ def _two_sided_binomial(k, n):
 
 
 def _newcombe_by_hand(wrong_a, wrong_b):
-    "Newcombe (1998) method 10 from statsmodels' Wilson intervals and the phi coefficient of the error indicators."
+    """Newcombe (1998) method 10 from statsmodels' Wilson intervals and the phi coefficient of the error indicators
+    (numpy's), with Newcombe's continuity correction: the phi's numerator N (n11 n00 - n01 n10) loses N^2 / 2, not
+    below 0, when it is positive."""
     from statsmodels.stats.proportion import proportion_confint
     N, ea, eb = len(wrong_a), wrong_a.mean(), wrong_b.mean()
     la, ua = proportion_confint(wrong_a.sum(), N, method="wilson"); lb, ub = proportion_confint(wrong_b.sum(), N, method="wilson")
     phi = np.corrcoef(wrong_a, wrong_b)[0, 1] if wrong_a.std() > 0 and wrong_b.std() > 0 else 0.0
+    D = N * np.mean(wrong_a & wrong_b) - N * ea * eb                         # n11 n00 - n01 n10, over N
+    if D > 0:
+        phi *= max(D - 0.5, 0) / D
     d = ea - eb
     return (max(d - np.sqrt((ea - la) ** 2 - 2 * phi * (ea - la) * (ub - eb) + (ub - eb) ** 2), -1),
             min(d + np.sqrt((ua - ea) ** 2 - 2 * phi * (ua - ea) * (eb - lb) + (eb - lb) ** 2), 1))
@@ -535,3 +542,127 @@ def test_permutation_p_value_errors():
         permutation_p_value(0.0, [1.0, np.nan])
     with pytest.raises(ValueError, match="NaN"):
         permutation_p_value(np.nan, [1.0])
+
+
+# --- Newcombe's interval: the published numbers, the cells, the edges ---------------------------------------------
+
+def _paired(n11, n01, n10, n00):
+    "correct_a, correct_b for n11 items both classifiers get wrong, n01 only A, n10 only B and n00 neither."
+    counts = [n11, n01, n10, n00]
+    return np.repeat([False, False, True, True], counts), np.repeat([False, True, False, True], counts)
+
+
+# Newcombe (1998), Statistics in Medicine 17:2635-2650, Table III, the method-10 rows (z = 1.96), as (e, f, g, h):
+# e both positive, f only the first, g only the second, h neither; the interval is for (f - g) / N. With an error
+# as the positive and A as the first, (e, f, g, h) = (n11, n01, n10, n00) and (f - g) / N = e_a - e_b.
+NEWCOMBE_TABLE_III = {
+    (36, 12, 2, 0): (0.0569, 0.3404), (20, 12, 2, 16): (0.0562, 0.3292), (18, 12, 2, 18): (0.0562, 0.3290),
+    (36, 14, 0, 0): (0.1528, 0.4167), (35, 14, 0, 1): (0.1461, 0.4175), (18, 14, 0, 18): (0.1441, 0.3963),
+    (2, 97, 1, 0): (0.8721, 0.9854), (1, 97, 1, 1): (0.8736, 0.9850), (0, 29, 1, 0): (0.6666, 0.9882),
+    (2, 98, 0, 0): (0.9178, 0.9945), (1, 98, 0, 1): (0.9171, 0.9916), (0, 30, 0, 0): (0.8395, 1.0),
+    (54, 0, 0, 0): (-0.0664, 0.0664), (53, 0, 0, 1): (-0.0729, 0.0729), (30, 0, 0, 24): (-0.0358, 0.0358),
+    (29, 0, 0, 25): (-0.0354, 0.0354), (28, 0, 0, 26): (-0.0352, 0.0352), (27, 0, 0, 27): (-0.0351, 0.0351),
+}
+
+
+@pytest.mark.parametrize("cells", NEWCOMBE_TABLE_III, ids=str)
+def test_newcombe_interval_is_his_table_iii(cells):
+    """Every method-10 row of the table to its 4 printed decimals (one row, (1, 97, 1, 1), prints 0.8736 where the
+    formula gives 0.87367 with z = 1.96 as with 1.959964, with or without the correction: 7e-5 off, not a wrong phi).
+    The rows the uncorrected phi gets wrong are those with D = n11 n00 - n01 n10 > 0: (20, 12, 2, 16) gave
+    [0.0618, 0.3242], and (27, 0, 0, 27), which the plain phi = 1 collapses to [0, 0]."""
+    tolerance = 1e-4 if cells == (1, 97, 1, 1) else 5e-5 + 1e-12
+    low, high = _newcombe_paired(*cells, 0.95)
+    assert abs(low - NEWCOMBE_TABLE_III[cells][0]) <= tolerance and abs(high - NEWCOMBE_TABLE_III[cells][1]) <= tolerance
+    r = mcnemar_exact(*_paired(*cells))
+    assert r.difference == (cells[1] - cells[2]) / sum(cells)
+    if cells[1] + cells[2]:                        # the classifiers disagree somewhere: mcnemar_exact is method 10
+        assert (r.low, r.high) == (low, high)
+    else:                                          # they never do: the Clopper-Pearson bound on the discordance rate
+        u = 1 - 0.025 ** (1 / sum(cells))
+        assert r.low == pytest.approx(-u, rel=1e-12) and r.high == pytest.approx(u, rel=1e-12)
+
+
+def test_newcombe_interval_is_fagerland_lydersen_laakes_worked_example():
+    """Fagerland, Lydersen & Laake, Statistical Analysis of Contingency Tables (2017), chapter 8, the Newcombe
+    square-and-add interval for Cavo et al.'s (2012) table (59, 6, 16, 80): -0.0621 [-0.1186, -0.0046], as R's
+    contingencytables prints it in its tests (and biostatUZH's confIntPairedProportion, with the same corrected
+    phi). The uncorrected phi gave [-0.1174, -0.0059]. The table's rows are the first measurement (A), its columns the
+    second (B), a positive being an error: 59 items both get wrong, 6 only A, 16 only B, 80 neither."""
+    r = mcnemar_exact(*_paired(59, 6, 16, 80))
+    assert (r.n_items, r.errors_a, r.errors_b, r.only_a_wrong, r.only_b_wrong) == (161, 65, 75, 6, 16)
+    assert (round(r.difference, 4), round(r.low, 4), round(r.high, 4)) == (-0.0621, -0.1186, -0.0046)
+    ba = mcnemar_exact(*_paired(59, 6, 16, 80)[::-1])                          # B against A: the mirror image
+    assert (ba.only_a_wrong, ba.only_b_wrong) == (16, 6) and ba == mcnemar_exact(*_paired(59, 16, 6, 80))
+    assert ba.low == pytest.approx(-r.high, rel=1e-12) and ba.high == pytest.approx(-r.low, rel=1e-12)
+    # Swapping both-wrong with both-right is counting right answers instead of errors and A for B at once: the same
+    # interval. Moving items between a concordant and a discordant cell is not.
+    flipped = mcnemar_exact(*_paired(80, 6, 16, 59))
+    assert flipped.difference == r.difference and (flipped.low, flipped.high) == pytest.approx((r.low, r.high), rel=1e-12)
+    assert (round(mcnemar_exact(*_paired(6, 59, 16, 80)).low, 4)) != -0.1186
+
+
+@pytest.mark.parametrize("cells,phi", [
+    ((20, 12, 2, 16), 271 / math.sqrt(32 * 18 * 22 * 28)),    # D = 296 > N/2 = 25: D - N/2
+    ((1, 0, 0, 1), 0.0), ((2, 1, 1, 2), 0.0),                 # 0 < D <= N/2: 0, not the plain phi (1 and 1/3)
+    ((36, 12, 2, 0), -24 / math.sqrt(48 * 2 * 38 * 12)),      # D < 0: the plain phi
+    ((0, 3, 4, 0), -1.0),                                     # all discordant: D = -n01 n10, phi = -1
+    ((0, 3, 0, 0), 0.0), ((5, 0, 0, 0), 0.0), ((0, 0, 0, 1), 0.0)])   # an empty margin: 0
+def test_paired_phi_every_branch(cells, phi):
+    assert _paired_phi(*cells) == pytest.approx(phi, rel=1e-12, abs=0)
+
+
+def test_newcombe_interval_edge_cases():
+    z2 = 1.959963984540054 ** 2
+    # one item: A wrong, B right. Wilson's bounds of 1/1 and 0/1 are 1/(1 + z^2) and z^2/(1 + z^2), phi 0 (empty margins)
+    r = mcnemar_exact(np.array([False]), np.array([True]))
+    assert (r.n_items, r.difference, r.p_value) == (1, 1.0, 1.0)
+    assert r.low == pytest.approx(1 - math.sqrt(2) * z2 / (1 + z2), rel=1e-12) and r.high == 1.0
+    for a in (np.array([True]), np.array([False])):                             # one item, no disagreement
+        r = mcnemar_exact(a, a)
+        assert (r.difference, r.p_value) == (0.0, 1.0) and r.high == pytest.approx(0.975, rel=1e-12) and r.low == -r.high
+    # every item discordant, 3 only A and 4 only B: phi = -1, so each end adds the two Wilson half-lengths
+    r = mcnemar_exact(*_paired(0, 3, 4, 0))
+    (la, ua), (lb, ub) = (proportion_confint_wilson(k, 7) for k in (3, 4))
+    assert r.low == pytest.approx(-1 / 7 - (3 / 7 - la) - (ub - 4 / 7), rel=1e-12)
+    assert r.high == pytest.approx(-1 / 7 + (ua - 3 / 7) + (4 / 7 - lb), rel=1e-12)
+    # every item wrong for A only: the difference is 1 and the interval reaches it
+    r = mcnemar_exact(np.zeros(20, bool), np.ones(20, bool))
+    assert r.difference == 1.0 and r.high == 1.0 and 0.7 < r.low < 1 and r.p_value == pytest.approx(2 * 0.5 ** 20)
+    for cells in [(0, 5, 0, 0), (0, 0, 5, 0), (3, 2, 0, 0), (0, 2, 0, 3), (0, 1, 1, 0)]:   # zero cells and margins
+        r = mcnemar_exact(*_paired(*cells))
+        assert -1 <= r.low <= r.difference <= r.high <= 1 and r.high - r.low > 0.1
+
+
+def proportion_confint_wilson(k, n):
+    from statsmodels.stats.proportion import proportion_confint
+    return proportion_confint(k, n, method="wilson")
+
+
+# --- StratifiedBootstrap: a resample without the chosen items ------------------------------------------------------
+
+def test_stratified_bootstrap_resample_without_the_chosen_items_has_no_mean():
+    "The issue's case: one chosen item of three is drawn by none of 3 draws in about (2/3)^3 = 30% of the resamples."
+    sb = StratifiedBootstrap({"a": 3}, n_boot=400)
+    m = sb.means({"a": np.array([5.])}, {"a": np.array([0])})[0]
+    missing = sb.weights["a"][:, 0] == 0
+    assert missing.sum() == 109 and not missing[0]
+    assert np.isnan(m[missing]).all() and (m[~missing] == 5).all()
+    with pytest.raises(ValueError, match="109 of 401 bootstrap replicates are NaN"):   # a caller cannot miss them
+        percentile_interval(m)
+    np.testing.assert_allclose(sb.means({"a": np.arange(3.)})[0], sb.weights["a"] @ np.arange(3.) / 3, rtol=1e-6)   # all items: never NaN
+
+
+def test_stratified_bootstrap_means_check_positions_and_strata():
+    sb = StratifiedBootstrap({"a": 4, "b": 2}, 10)
+    v = {"a": np.ones(2), "b": np.ones(2)}
+    for pos, error, match in [({"a": [0, 4], "b": [0, 1]}, ValueError, r"positions\['a'\]\[1\] = 4 is out of range for 4 rows"),
+                              ({"a": [], "b": [0, 1]}, ValueError, r"positions\['a'\] is empty"),
+                              ({"a": [0.0, 1.0], "b": [0, 1]}, TypeError, r"positions\['a'\] must hold integer"),
+                              ({"a": [0, 1]}, ValueError, r"positions has no entry for stratum 'b'")]:
+        with pytest.raises(error, match=match):
+            sb.means(v, pos)
+    with pytest.raises(ValueError, match=r"values has no entry for stratum 'b'"):
+        sb.means({"a": np.ones(4)})
+
+
