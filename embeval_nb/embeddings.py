@@ -4,7 +4,7 @@
 
 # %% ../nbs/embeddings.ipynb #c002
 from __future__ import annotations
-import contextlib, math, os, struct
+import contextlib, json, math, os, struct
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from functools import lru_cache, partial
@@ -30,7 +30,8 @@ __all__ = ['WORD_VECTOR_FORMATS', 'BINARY_FORMATS', 'ENCODERS', 'MINILM', 'E5_FI
            'train_word2vec', 'train_fasttext', 'glove_cooccurrence', 'train_glove', 'vocabulary', 'bow_matrix',
            'as_weights', 'as_document_weights', 'idf_weights', 'tfidf', 'tfidf_vectors', 'SentenceEmbedder',
            'average_word_vectors', 'sentence_embeddings', 'check_embeddings', 'OwnEmbedder', 'TextVectors',
-           'save_text_vectors', 'load_text_vectors', 'resolve_embedder', 'as_embedder', 'save_texts']
+           'save_text_vectors', 'load_text_vectors', 'resolve_embedder', 'as_embedder', 'resolve_embedders',
+           'save_texts']
 
 # %% ../nbs/embeddings.ipynb #c005
 @dataclass
@@ -1576,6 +1577,25 @@ def as_embedder(embedder,                 # an `OwnEmbedder` (as it is), a spec 
     if callable(encode := getattr(embedder, "encode", None)): return OwnEmbedder(encode, name, version, cache)
     if callable(embedder): return OwnEmbedder(embedder, name, version, cache)
     raise TypeError(f"an embedder is {'; '.join(SPECS)}, an object with encode(texts) or a function texts -> (n, d); got {type(embedder).__name__}")
+
+def resolve_embedders(extra,                                # {name: spec}, or that map as JSON text (papermill -p passes a string)
+                      parameter: str = "extra_embedders",   # the parameter's name, for the messages
+                     ) -> dict[str, "OwnEmbedder"]:         # {name: embedder}, in the map's order
+    """`resolve_embedder(spec, name=name)` for every entry of a map of names to specs, given as a dict or as JSON text.
+
+    >>> resolve_embedders('{}'), resolve_embedders({})
+    ({}, {})
+    """
+    if isinstance(extra, str):
+        try: extra = json.loads(extra) if extra.strip() else {}
+        except json.JSONDecodeError as e:
+            raise ValueError(f"{parameter} must be a JSON object {{name: spec}}, got {extra!r}: {e}") from None
+    if not isinstance(extra, Mapping):
+        raise TypeError(f"{parameter} must map names to specs ({{name: spec}}), got {type(extra).__name__} {extra!r}")
+    if bad := [k for k, v in extra.items() if not (isinstance(k, str) and k and isinstance(v, str))]:
+        raise ValueError(f"{parameter}: each entry must be a non-empty name and a spec string ({'; '.join(SPECS)}); "
+                         f"{bad[0]!r} is not")
+    return {name: resolve_embedder(spec, name=name) for name, spec in extra.items()}
 
 # %% ../nbs/embeddings.ipynb #byo10
 def save_texts(texts: Sequence[str], page: str) -> Path:
