@@ -4,6 +4,7 @@
 
 # %% ../nbs/wmd_impl.ipynb #c002
 from __future__ import annotations
+import dataclasses
 import functools
 import json
 import importlib.metadata
@@ -27,7 +28,7 @@ from .embeddings import (as_document_weights, as_weights, bow_matrix, idf_weight
 from .metrics import (EUCLIDEAN, _distance_rows, check_metric, metric_code, normalize_rows, power_of_two_exponent,
                                 rescale_exactly, unscale)
 from .neighbours import _topk_insert
-from .runs import Unit, table_results
+from .runs import Unit, code_version, table_results
 
 # %% auto #0
 __all__ = ['WMD_METRICS', 'BOW_METRICS', 'NEIGHBOURS_VERSION', 'KMAX', 'GAMMAS', 'WKNN_METHODS', 'BOW_SCHEMES', 'WMD_COSTS',
@@ -1770,7 +1771,13 @@ def _cost(data: WmdData, methods, n_queries: int, n_refs: int) -> float:
     return max(0.5, len(methods) * n_queries * n_refs * per)
 
 def dataset_units(dataset: str, seed: int = 0) -> list:
-    "Every unit of `dataset`'s paper-scale run, table by table (see above)."
+    "Every unit of `dataset`'s paper-scale run, table by table (see above); kept on disk by the data and the code making it."
+    specs = cached("wmd-units", lambda: [dataclasses.asdict(u) for u in _dataset_units(dataset, seed)], dataset, seed,
+                   search_inputs(dataset, seed), code_version(_dataset_units), version=1)
+    return [Unit(**s) for s in specs]
+
+def _dataset_units(dataset: str, seed: int) -> list:
+    "The units of `dataset`, computed (see `dataset_units`)."
     data, units = wmd_data(dataset, seed), []
     for table in PAPER_TABLES:
         for s in range(len(data.splits)):
