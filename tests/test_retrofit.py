@@ -716,3 +716,59 @@ def test_every_word_similarity_set_has_its_range_and_evaluates_from_its_frame():
     ours = evaluate_similarity(glove.vectors, glove, frame)
     explicit = evaluate_similarity(glove.vectors, glove, list(zip(frame.word1, frame.word2)), frame.score, score_range=(0, 4))
     assert (ours.correlation, ours.rmse, ours.mae) == (explicit.correlation, explicit.rmse, explicit.mae)
+
+
+def test_paper_units_are_declared_for_the_runner():
+    "The paper-scale run: per vector set a scores table (baseline and four resources) and an orders table, names unique."
+    from embeval_nb.retrofit import ORDER_BLOCK, SETTINGS
+    from embeval_nb.runs import chapter_units, unit_versions
+    units = chapter_units("retrofit")
+    tables = {u.table: sum(v.table == u.table for v in units) for u in units}
+    blocks = -(-SETTINGS["paper"]["n_orders"] // ORDER_BLOCK)
+    assert tables == {"glove/scores": 5, "sg/scores": 5, "glove/orders": 3 * blocks, "sg/orders": 3 * blocks}
+    assert all(u.params["seed"] == 0 and u.params.get("glove_words", None) is None for u in units)
+    code, inputs = unit_versions(units[0])
+    assert len(code) == len(inputs) == 16 and unit_versions(units[1])[1] != inputs    # the lexicon's files count
+
+
+def test_a_scores_unit_is_the_page_computation_it_replaces():
+    "GloVe (smoke's 30,000 words) retrofitted with FN: the unit's cosines are those the page computed in place, and the "
+    "record is small JSON."
+    import json
+    from embeval_nb.data import load_lexicon, load_wordsim
+    from embeval_nb.embeddings import load_glove
+    from embeval_nb.metrics import normalize_rows
+    from embeval_nb.retrofit import BENCHMARKS, scale_units
+    from embeval_nb.runs import compute_unit
+    unit = next(u for u in scale_units("smoke", ["glove"]) if u.name == "glove/scores/fn")
+    rec = compute_unit(unit)
+    assert rec["cpu_seconds"] < 60 and len(json.dumps(rec)) < 300_000
+    wv = load_glove()
+    words, E = list(wv.words[:30000]), normalize_rows(np.asarray(wv.vectors[:30000], dtype=np.float64))
+    index = vocab_index(words)
+    A = lexicon_graph(load_lexicon("framenet", merge_repeated=True, clean=True), index)
+    Q, F = retrofit(E, index, A, n_iter=10), retrofit_fixed_point(E, index, A)
+    for b, key in BENCHMARKS.items():
+        df = load_wordsim(key)
+        pairs = list(zip(df.word1, df.word2))
+        got = rec["result"]["benchmarks"][b]
+        assert got["predicted"] == evaluate_similarity(Q, index, pairs, df.score, score_range=key).predicted.tolist()
+        assert got["fixed_point"] == evaluate_similarity(F, index, pairs, df.score, score_range=key).predicted.tolist()
+    assert rec["result"]["links"] == A.nnz
+
+
+def test_an_orders_unit_is_the_page_computation_it_replaces():
+    "One visiting order of GloVe (30,000 words) with FN: the unit's correlation and RMSE are those of retrofitting in that order."
+    from embeval_nb.data import load_wordsim
+    from embeval_nb.retrofit import BENCHMARKS, load_vector_set, orders_unit, resource_lexicon, visiting_order
+    got = orders_unit("glove", "FN", 3, 4, glove_words=30000)
+    V = load_vector_set("glove", glove_words=30000)
+    order = visiting_order("glove", "FN", 3, len(V.words))
+    assert not np.array_equal(order, visiting_order("glove", "FN", 2, len(V.words)))
+    assert not np.array_equal(order, visiting_order("glove", "WN+", 3, len(V.words)))
+    Q = retrofit(V.E, V.index, lexicon_graph(resource_lexicon("FN"), V.index), n_iter=10, order=order)
+    for b, key in BENCHMARKS.items():
+        r = evaluate_similarity(Q, V.index, load_wordsim(key))
+        assert got["scores"][b] == [[r.correlation, r.rmse]]
+    with pytest.raises(ValueError, match="resource must be one of"):
+        orders_unit("glove", "FN (last line)", 0, 1, glove_words=30000)
