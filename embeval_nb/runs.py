@@ -20,7 +20,7 @@ __all__ = ['MISSING', 'Unit', 'chapter_module', 'chapter_units', 'code_version',
            'write_record', 'read_record', 'unit_states', 'estimated_seconds', 'status', 'IncompleteResults',
            'table_results', 'table_progress', 'write_manifest', 'RunReport', 'run_units', 'verify_units']
 
-# %% ../nbs/runs.ipynb #r05
+# %% ../nbs/runs.ipynb #r06
 @dataclass(frozen=True)
 class Unit:
     """One independent piece of a chapter's paper-scale run: `UNIT_KINDS[kind](**params)` computes its record.
@@ -46,7 +46,7 @@ class Unit:
         "What the record stores of the unit, as JSON."
         return {"chapter": self.chapter, "table": self.table, "name": self.name, "kind": self.kind, "params": self.params}
 
-# %% ../nbs/runs.ipynb #r07
+# %% ../nbs/runs.ipynb #r08
 def chapter_module(chapter: str) -> types.ModuleType:
     "The package module of `chapter`, checked to declare `paper_units`, `UNIT_KINDS` and `UNIT_INPUTS`."
     if not isinstance(chapter, str) or not chapter.isidentifier():
@@ -65,7 +65,7 @@ def chapter_units(chapter: str) -> list[Unit]:
         raise ValueError(f"chapter {chapter!r} declares duplicate unit names, e.g. {next(n for n in names if names.count(n) > 1)!r}")
     return units
 
-# %% ../nbs/runs.ipynb #r09
+# %% ../nbs/runs.ipynb #r10
 _CONSTANT_TYPES = (int, float, str, bytes, bool, tuple, frozenset, type(None))
 
 def _normalised_source(obj) -> str:
@@ -136,7 +136,7 @@ def code_version(func: Callable) -> str:
     seen = {}; _reached(func, seen)
     return content_key(sorted(seen.items()))[:16]
 
-# %% ../nbs/runs.ipynb #r12
+# %% ../nbs/runs.ipynb #r13
 def results_dir(path: str | os.PathLike | None = None) -> Path:
     """The results folder: `path`, else `$EMBEVAL_RESULTS`, else `results/` beside the package's checkout, else `./results`.
 
@@ -198,7 +198,7 @@ def read_record(unit: Unit, root: str | os.PathLike | None = None) -> dict | Non
                          "the chapter's units changed; delete the record to recompute it")
     return record
 
-# %% ../nbs/runs.ipynb #r14
+# %% ../nbs/runs.ipynb #r15
 def unit_states(units: Iterable[Unit], root: str | os.PathLike | None = None) -> list[tuple[Unit, str, dict | None]]:
     "[(unit, 'done' | 'stale' | 'missing', record or None)] for `units` under the results folder `root`."
     versions, out = {}, []
@@ -237,7 +237,7 @@ def status(units: Iterable[Unit], root: str | os.PathLike | None = None) -> "pd.
     if len(frame): frame.index.names = ["chapter", "table"]
     return frame
 
-# %% ../nbs/runs.ipynb #r16
+# %% ../nbs/runs.ipynb #r17
 class IncompleteResults(LookupError):
     "A table whose records are not all there and current; `.missing` and `.stale` count its units that are not."
     def __init__(self, chapter: str, table: str, missing: int, stale: int, total: int):
@@ -276,7 +276,7 @@ def table_progress(chapter: str, table: str, root: str | os.PathLike | None = No
     done = sum(s == "done" for _, s, _ in unit_states(units, root))
     return f"{done} of {len(units)} units done"
 
-# %% ../nbs/runs.ipynb #r18
+# %% ../nbs/runs.ipynb #r19
 def _manifest_entry(path: Path) -> tuple[str, str, dict]:
     "(chapter, unit name, manifest entry) of the record file `path`."
     data = path.read_bytes(); rec = json.loads(data); spec = rec["unit"]
@@ -295,7 +295,7 @@ def write_manifest(root: str | os.PathLike | None = None) -> Path:
         chapter, name, entry = _manifest_entry(path); out.setdefault(chapter, {})[name] = entry
     return _save_manifest(out, root)
 
-# %% ../nbs/runs.ipynb #r20
+# %% ../nbs/runs.ipynb #r21
 @dataclass
 class RunReport:
     "What a call of `run_units` did: units finished (with their CPU seconds), left undone, and the wall time."
@@ -377,7 +377,7 @@ def _run_on_cluster(todo, states, deadline, workers, scheduler, root, report, sh
         bar.close(); client.close()
         if cluster is not None: cluster.close()
 
-# %% ../nbs/runs.ipynb #r22
+# %% ../nbs/runs.ipynb #r23
 def _mismatch(a, b, where: str = "result") -> str | None:
     "Where JSON values `a` (recomputed) and `b` (recorded) differ: floats beyond 1e-12 relative, anything else at all."
     if isinstance(a, bool) or isinstance(b, bool) or isinstance(a, str) or isinstance(b, str) or a is None or b is None:
