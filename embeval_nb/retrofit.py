@@ -842,18 +842,34 @@ _LEXICON_DATA = {"wordnet+": "wordnet", "ppdb": "ppdb", "framenet": "framenet"} 
 
 @functools.lru_cache(maxsize=4)
 def resource_lexicon(resource: str) -> dict:
-    "The cleaned lexicon {head: [neighbours]} of `resource`, one of `ALL_RESOURCES` (shared: do not modify it)."
+    """The cleaned lexicon {head: [neighbours]} of `resource`, one of `ALL_RESOURCES` (shared: do not modify it).
+
+    >>> len(resource_lexicon("FN")), resource_lexicon("FN") is resource_lexicon("FN")
+    (7846, True)
+    >>> resource_lexicon("FN-ANNO")
+    Traceback (most recent call last):
+    ValueError: resource must be one of 'WN+', 'PPDB', 'FN', 'FN (last line)', got 'FN-ANNO'
+    """
     source, merge = _LEXICON_READS[check_choice(resource, "resource", ALL_RESOURCES)]
     return load_lexicon(source, merge_repeated=merge, clean=True)
 
 def benchmark_pairs(benchmark: str) -> tuple[list, np.ndarray]:
-    "(word pairs, `(n,)` human scores scaled to [0, 1]) of `benchmark`, a key of `BENCHMARKS`, as `evaluate_similarity` reads them."
+    """(word pairs, `(n,)` human scores scaled to [0, 1]) of `benchmark`, a key of `BENCHMARKS`, as `evaluate_similarity` reads them.
+
+    >>> pairs, human = benchmark_pairs("SL999")
+    >>> len(pairs), pairs[0], round(float(human[0]), 3)
+    (999, ('old', 'new'), 0.158)
+    """
     P, h, _ = _benchmark(load_wordsim(BENCHMARKS[check_choice(benchmark, "benchmark", tuple(BENCHMARKS))]), None, None)
     return [tuple(p) for p in P], h
 
 # %% ../nbs/retrofit_impl.ipynb #u04
 def training_texts(sources: Sequence[str]) -> list[str]:
-    "The raw texts of `sources`: names of `CORPORA` (title and body of each document), 'sts-b', 'mrpc', 'qqp' (their sentences)."
+    """The raw texts of `sources`: names of `CORPORA` (title and body of each document), 'sts-b', 'mrpc', 'qqp' (their sentences).
+
+    >>> len(training_texts(["bbcsport"])), len(training_texts(["mrpc"])), training_texts([])
+    (737, 11602, [])
+    """
     out = []
     for src in sources:
         if src in CORPORA:
@@ -871,7 +887,12 @@ def skipgram_vectors(sources: Sequence[str],   # text sources, see `training_tex
                      epochs: int,               # training passes, >= 1
                      seed: int = 0,             # gensim's seed
                     ) -> tuple[list, np.ndarray, dict]:   # (words, (V, 100) L2-normalised float64 vectors, {documents, tokens})
-    "A skip-gram model with the settings `SKIPGRAM` trained on `sources`, cached on disk (see above)."
+    """A skip-gram model with the settings `SKIPGRAM` trained on `sources`, cached on disk (see above).
+
+    >>> skipgram_vectors(["wiki"], epochs=1)
+    Traceback (most recent call last):
+    ValueError: unknown text source 'wiki': expected one of ('reuters', '20news', ..., 'sts-b', 'mrpc', 'qqp')
+    """
     docs = [t for t in (tokenize(x) for x in training_texts(sources)) if t]
     docs = [d[i:i + 10000] for d in docs for i in range(0, len(d), 10000)]       # gensim's longest sentence
     n_tokens = sum(map(len, docs))
@@ -885,7 +906,12 @@ def skipgram_vectors(sources: Sequence[str],   # text sources, see `training_tex
 
 @dataclass(frozen=True, eq=False)
 class VectorSet:
-    "A vector set of the chapter, prepared by `load_vector_set`."
+    """A vector set of the chapter, prepared by `load_vector_set`.
+
+    >>> V = VectorSet("glove", ["cat", "dog"], np.eye(2), {"cat": 0, "dog": 1}, {})
+    >>> V.E[V.index["dog"]], len(V.words)
+    (array([0., 1.]), 2)
+    """
     name: str          # a key of VECTOR_SETS
     words: list        # (V,) its words, row by row
     E: np.ndarray      # (V, d) float64 L2-normalised vectors
@@ -909,7 +935,12 @@ def load_vector_set(name: str,                      # a key of VECTOR_SETS: 'glo
                     sg_epochs: int = 5,              # skip-gram: training passes, >= 1
                     seed: int = 0,                   # skip-gram: gensim's seed
                    ) -> VectorSet:
-    "Vector set `name` prepared as the reproduction page prepares it (see above); the last two are kept in memory."
+    """Vector set `name` prepared as the reproduction page prepares it (see above); the last two are kept in memory.
+
+    >>> load_vector_set("numberbatch")
+    Traceback (most recent call last):
+    ValueError: vector set must be one of 'glove', 'sg', got 'numberbatch'
+    """
     check_choice(name, "vector set", tuple(VECTOR_SETS))
     if glove_words is not None: check_int(glove_words, "glove_words", low=1)
     return _vector_set(name, glove_words if name == "glove" else None, tuple(sg_sources) if sg_sources and name == "sg" else None,
@@ -922,9 +953,17 @@ def _predictions(V: VectorSet, Q: np.ndarray, **extra) -> dict:
 
 def scores_unit(vector_set: str,     # a key of VECTOR_SETS
                 condition: str,      # 'baseline' (no retrofitting) or a resource of ALL_RESOURCES
-                glove_words=None, sg_sources=None, sg_epochs: int = 5, seed: int = 0,   # the vector set's settings (`load_vector_set`)
+                glove_words=None,    # GloVe: its first glove_words words (>= 1); None: all (as in `load_vector_set`)
+                sg_sources=None,     # skip-gram: its text sources; None: SG_SOURCES (as in `load_vector_set`)
+                sg_epochs: int = 5,  # skip-gram: training passes, >= 1 (as in `load_vector_set`)
+                seed: int = 0,       # skip-gram: gensim's seed (as in `load_vector_set`)
                ) -> dict:
-    "The cosines of `vector_set` on every benchmark's pairs under `condition`, after 10 passes and at the fixed point (see above)."
+    """The cosines of `vector_set` on every benchmark's pairs under `condition`, after 10 passes and at the fixed point (see above).
+
+    >>> scores_unit("glove", "FN-ANNO")
+    Traceback (most recent call last):
+    ValueError: condition must be one of 'baseline', 'WN+', 'PPDB', 'FN', 'FN (last line)', got 'FN-ANNO'
+    """
     check_choice(condition, "condition", CONDITIONS)
     V = load_vector_set(vector_set, glove_words, sg_sources, sg_epochs, seed)
     out = {"vector_set": vector_set, "condition": condition}
@@ -936,17 +975,34 @@ def scores_unit(vector_set: str,     # a key of VECTOR_SETS
     bench, fixed = _predictions(V, retrofit(V.E, V.index, A, n_iter=10)), _predictions(V, retrofit_fixed_point(V.E, V.index, A))
     return {**out, "links": int(A.nnz), "benchmarks": {b: {**r, "fixed_point": fixed[b]["predicted"]} for b, r in bench.items()}}
 
-def visiting_order(vector_set: str, resource: str, o: int, V: int, seed: int = 0) -> np.ndarray:
-    "`(V,)` the random visiting order `o` (>= 0) of the V words of `vector_set` retrofitted with `resource`, from its own seed."
+def visiting_order(vector_set: str,   # a key of VECTOR_SETS
+                   resource: str,     # one of ALL_RESOURCES
+                   o: int,            # the order's number, >= 0
+                   V: int,            # the number of words, >= 0
+                   seed: int = 0,     # the page's seed
+                  ) -> np.ndarray:
+    """`(V,)` the random visiting order `o` (>= 0) of the V words of `vector_set` retrofitted with `resource`, from its own seed.
+
+    >>> visiting_order("glove", "FN", 1, 5)
+    array([2, 4, 1, 3, 0])
+    """
     return make_rng([seed, 53, list(VECTOR_SETS).index(vector_set), ALL_RESOURCES.index(resource), check_int(o, "o", low=0)]).permutation(V)
 
 def orders_unit(vector_set: str,     # a key of VECTOR_SETS
                 resource: str,       # one of RESOURCES
-                start: int,          # the block: visiting orders start..stop-1
-                stop: int,
-                glove_words=None, sg_sources=None, sg_epochs: int = 5, seed: int = 0,   # the vector set's settings (`load_vector_set`)
+                start: int,          # the block: visiting orders start..stop-1, start >= 0
+                stop: int,           # the block's end (excluded), >= start
+                glove_words=None,    # GloVe: its first glove_words words (>= 1); None: all (as in `load_vector_set`)
+                sg_sources=None,     # skip-gram: its text sources; None: SG_SOURCES (as in `load_vector_set`)
+                sg_epochs: int = 5,  # skip-gram: training passes, >= 1 (as in `load_vector_set`)
+                seed: int = 0,       # skip-gram: gensim's seed, and the visiting orders' (`visiting_order`)
                ) -> dict:            # {'scores': {benchmark: [[correlation, rmse] per order]}, ...}
-    "Correlation and RMSE on every benchmark after 10 in-place passes in each visiting order start..stop-1 (see above)."
+    """Correlation and RMSE on every benchmark after 10 in-place passes in each visiting order start..stop-1 (see above).
+
+    >>> orders_unit("glove", "FN (last line)", 0, 1)
+    Traceback (most recent call last):
+    ValueError: resource must be one of 'WN+', 'PPDB', 'FN', got 'FN (last line)'
+    """
     check_choice(resource, "resource", RESOURCES)
     V = load_vector_set(vector_set, glove_words, sg_sources, sg_epochs, seed)
     A, frames = lexicon_graph(resource_lexicon(resource), V.index), {b: load_wordsim(k) for b, k in BENCHMARKS.items()}
@@ -964,12 +1020,25 @@ def _vector_inputs(vector_set: str, glove_words=None, sg_sources=None, sg_epochs
             "epochs": sg_epochs, "seed": seed}
 
 def scores_inputs(vector_set: str, condition: str, **settings) -> dict:
-    "The content keys of what a scores unit reads: the vector set's sources, the benchmarks' files and the lexicon's."
+    """The content keys of what a scores unit reads: the vector set's sources, the benchmarks' files and the lexicon's.
+
+    >>> sorted(scores_inputs("glove", "baseline")), sorted(scores_inputs("glove", "FN", glove_words=3000))
+    (['benchmarks', 'vectors'], ['benchmarks', 'lexicon', 'vectors'])
+    """
     lexicon = {} if condition == "baseline" else {"lexicon": dataset(_LEXICON_DATA[_LEXICON_READS[condition][0]]).files}
     return {"vectors": _vector_inputs(vector_set, **settings), "benchmarks": {b: dataset(k).files for b, k in BENCHMARKS.items()}, **lexicon}
 
-def orders_inputs(vector_set: str, resource: str, start: int, stop: int, **settings) -> dict:
-    "The content keys of what an orders unit reads: those of the scores unit of the same vector set and resource."
+def orders_inputs(vector_set: str,   # a key of VECTOR_SETS
+                  resource: str,     # one of RESOURCES
+                  start: int,        # the block's first visiting order (the orders do not change what is read)
+                  stop: int,         # the block's end (excluded)
+                  **settings,        # the vector set's settings, as in `orders_unit`
+                 ) -> dict:
+    """The content keys of what an orders unit reads: those of the scores unit of the same vector set and resource.
+
+    >>> orders_inputs("glove", "FN", 0, 25, glove_words=3000) == scores_inputs("glove", "FN", glove_words=3000)
+    True
+    """
     return scores_inputs(vector_set, resource, **settings)
 
 # %% ../nbs/retrofit_impl.ipynb #u11
@@ -986,7 +1055,11 @@ def scale_units(scale: str = "paper",                   # a scale of SETTINGS
                 vectors: Sequence[str] = tuple(VECTOR_SETS),   # the vector sets (keys of VECTOR_SETS)
                 seed: int = 0,                          # the page's seed
                ) -> list:
-    "The chapter's units at `scale` for `vectors`: the tables '<vector set>/scores' first, then '<vector set>/orders' (see above)."
+    """The chapter's units at `scale` for `vectors`: the tables '<vector set>/scores' first, then '<vector set>/orders' (see above).
+
+    >>> [u.name for u in scale_units("smoke", ["glove"]) if u.kind == "orders"]
+    ['glove/orders/wn-plus/000', 'glove/orders/ppdb/000', 'glove/orders/fn/000']
+    """
     S, units = scale_settings(scale, SETTINGS), []
     for vs in vectors: check_choice(vs, "vector set", tuple(VECTOR_SETS))
     for vs in vectors:
@@ -1003,7 +1076,12 @@ def scale_units(scale: str = "paper",                   # a scale of SETTINGS
     return units
 
 def paper_units(seed: int = 0) -> list:
-    "Every unit of the chapter's paper-scale run (see above)."
+    """Every unit of the chapter's paper-scale run (see above).
+
+    >>> units = paper_units()
+    >>> len(units), units[0].name, units[-1].name
+    (22, 'glove/scores/baseline', 'sg/orders/fn/025')
+    """
     return scale_units("paper", seed=seed)
 
 UNIT_KINDS = {"scores": scores_unit, "orders": orders_unit}
