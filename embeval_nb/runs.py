@@ -77,9 +77,19 @@ def chapter_units(chapter: str) -> list[Unit]:
 # %% ../nbs/runs.ipynb #r10
 _CONSTANT_TYPES = (int, float, str, bytes, bool, tuple, frozenset, type(None))
 
+_source_stamps = {}   # {source file: (mtime, size)} when this process first read it (state: lower case)
+
+def _loaded_source(obj) -> str:
+    "The source of `obj`, refused if its file changed since this process first read it (it would not be the code that runs)."
+    path = inspect.getsourcefile(obj); st = os.stat(path)
+    if _source_stamps.setdefault(path, (st.st_mtime_ns, st.st_size)) != (st.st_mtime_ns, st.st_size):
+        raise RuntimeError(f"{path} changed on disk after this process loaded it, so its code version would not be that "
+                           "of the code that runs: start the run again")
+    return inspect.getsource(obj)
+
 def _normalised_source(obj) -> str:
     "The source of a function or class, parsed and printed back without docstrings or comments."
-    tree = ast.parse(textwrap.dedent(inspect.getsource(obj)))
+    tree = ast.parse(textwrap.dedent(_loaded_source(obj)))
     for node in ast.walk(tree):
         body = getattr(node, "body", None)
         if (isinstance(body, list) and body and isinstance(body[0], ast.Expr)
