@@ -77,12 +77,12 @@ def chapter_units(chapter: str) -> list[Unit]:
 # %% ../nbs/runs.ipynb #r10
 _CONSTANT_TYPES = (int, float, str, bytes, bool, tuple, frozenset, type(None))
 
-_source_stamps = {}   # {source file: (mtime, size)} when this process first read it (state: lower case)
+_source_stamps = {}   # {source file: sha256 of its bytes} when this process first read it (state: lower case)
 
 def _loaded_source(obj) -> str:
     "The source of `obj`, refused if its file changed since this process first read it (it would not be the code that runs)."
-    path = inspect.getsourcefile(obj); st = os.stat(path)
-    if _source_stamps.setdefault(path, (st.st_mtime_ns, st.st_size)) != (st.st_mtime_ns, st.st_size):
+    path = inspect.getsourcefile(obj); digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    if _source_stamps.setdefault(path, digest) != digest:
         raise RuntimeError(f"{path} changed on disk after this process loaded it, so its code version would not be that "
                            "of the code that runs: start the run again")
     return inspect.getsource(obj)
