@@ -20,7 +20,7 @@ from .metrics import (SQEUCLIDEAN, Points, _distance, _max_abs_bits, _raw_of, _r
 # %% auto #0
 __all__ = ['NO_INDEX', 'INT8_MIN_DIM', 'INT8_MIN_QUERIES', 'INT8_MAX_DIM', 'SCREENS', 'empty_top_lists', 'merge_top_lists',
            'NearestPass', 'nearest_pass', 'knn', 'BallCounts', 'count_in_balls', 'ball_counts', 'check_corpus',
-           'CodedCorpus', 'code_corpus', 'cosine_knn']
+           'int8_screen_available', 'CodedCorpus', 'code_corpus', 'cosine_knn']
 
 # %% ../nbs/neighbours.ipynb #c005
 NO_INDEX = np.iinfo(np.int64).max      # the index of an empty place in a top list
@@ -555,13 +555,33 @@ def _matmul_integer_model(d: int) -> bytes:
              + _protobuf(11, _tensor_info("B", 3, [d, "q"])) + _protobuf(12, _tensor_info("Y", 6, ["n", "q"])))
     return _protobuf(1, 8) + _protobuf(8, _protobuf(1, "") + _protobuf(2, 13)) + _protobuf(7, graph)
 
-@functools.lru_cache(maxsize=None)
-def _int8_session(d: int, threads: int):
+def _new_int8_session(d: int, threads: int):
     "An onnxruntime session for `_matmul_integer_model(d)` on `threads` threads, or None if onnxruntime is not installed."
     try: import onnxruntime as ort
     except ImportError: return None
     options = ort.SessionOptions(); options.intra_op_num_threads = threads; options.inter_op_num_threads = 1
     return ort.InferenceSession(_matmul_integer_model(d), options, providers=["CPUExecutionProvider"])
+
+def _exact_product(session, d: int) -> bool:
+    "Whether `session` multiplies exactly the codes that saturate a pairwise int16 sum (255 * 127 + 255 * 127 > 2**15)."
+    A = np.full((3, d), 255, np.uint8); A[1, ::2] = 0; A[2] = np.arange(d) % 256
+    B = np.stack([np.full(d, 127), np.full(d, -127), np.where(np.arange(d) % 2, 127, -127)], axis=1).astype(np.int8)
+    return bool(np.array_equal(session.run(None, {"A": A, "B": B})[0], A.astype(np.int64) @ B.astype(np.int64)))
+
+@functools.lru_cache(maxsize=None)
+def _int8_session(d: int, threads: int):
+    """The 8-bit product session for d dimensions on `threads` threads; None if onnxruntime is not installed or its
+    integer product is not exact on this processor (its AVX2 kernel saturates pairs of products in 16 bits)."""
+    session = _new_int8_session(d, threads)
+    return session if session is not None and _exact_product(session, d) else None
+
+def int8_screen_available() -> bool:
+    """Whether `cosine_knn` can screen in 8 bits here: onnxruntime is installed and multiplies 8-bit codes exactly.
+
+    >>> isinstance(int8_screen_available(), bool)
+    True
+    """
+    return _int8_session(INT8_MIN_DIM, 1) is not None
 
 # %% ../nbs/neighbours.ipynb #c025s9
 @jit(fastmath={"reassoc", "contract", "arcp"})        # sums in any order (not "nsz", which can lose a NaN)
@@ -727,17 +747,22 @@ def _in_place(E) -> bool:
     "Whether the kernels read E's rows where they lie: a dense float32 or float64 numpy (or memory-mapped) array."
     return isinstance(E, np.ndarray) and E.dtype in (np.float32, np.float64)
 
-def _int8_session_for(E, Uq, k: int, screen: str):
-    "The 8-bit product session if this search screens in 8 bits, else None (`screen` as `cosine_knn`'s)."
+def _int8_session_for(E, Uq, k: int, screen: str, coded: bool = False):
+    """The 8-bit product session if this search screens in 8 bits, else None (`screen` as `cosine_knn`'s; a corpus
+    coded by `code_corpus` screens in 8 bits under 'auto' wherever it can)."""
     dense = _in_place(E) and not sp.issparse(Uq)
     d = E.shape[1]
-    if screen == "float32" or (screen == "auto" and (not dense or not INT8_MIN_DIM <= d <= INT8_MAX_DIM or E.shape[0] < 4 * k + 1024
-                                                     or len(Uq) < INT8_MIN_QUERIES)):
+    if screen == "float32" or (screen == "auto" and (not dense or not INT8_MIN_DIM <= d <= INT8_MAX_DIM
+                                                     or (not coded and (E.shape[0] < 4 * k + 1024 or len(Uq) < INT8_MIN_QUERIES)))):
         return None
     if not dense: raise ValueError(f"screen='int8' needs a dense float32 or float64 numpy or memory-mapped corpus, not {_kind(E)}")
     if d > INT8_MAX_DIM: raise ValueError(f"screen='int8' handles up to {INT8_MAX_DIM} dimensions, E has {d}; use 'float32'")
     if screen == "int8": optional_import("onnxruntime", "n2o")
-    return _int8_session(E.shape[1], numba.get_num_threads())
+    session = _int8_session(E.shape[1], numba.get_num_threads())
+    if session is None and screen == "int8":
+        raise RuntimeError("screen='int8' needs an exact 8-bit integer product, and onnxruntime's is not exact on this "
+                           "processor (its AVX2 kernel saturates pairs of products in 16 bits); use 'auto' or 'float32'")
+    return session
 
 def _sample_heavy(E, name: str, Uq=None) -> np.ndarray:
     "`_heavy_dimensions` of 2048 evenly spaced rows of E (and the unit queries Uq)."
@@ -831,7 +856,7 @@ def _screen_bound(E) -> float:
 def _candidate_rows(E, Uq, U32, qrows, k: int, working_memory, screen: str, coded: CodedCorpus | None):
     """`(ck, ci)`: each query's candidate rows ci (q, c) (NO_INDEX padding) from the 8-bit screen (ck None: complete by
     proof), or the float32 top lists (their keys ck, checked against the bound afterwards)."""
-    session = _int8_session_for(E, Uq, k, "int8" if coded is not None and screen == "auto" else screen)
+    session = _int8_session_for(E, Uq, k, screen, coded=coded is not None)
     rows = _int8_rows(E, len(qrows), working_memory)
     pairs = None if session is None else _int8_candidates(E, Uq, qrows, k, rows, session, "E", coded)
     if pairs is not None: return None, _narrowed(Uq, E, _candidate_matrix(*pairs[:2], len(qrows)), pairs[2], k)

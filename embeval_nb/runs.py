@@ -429,9 +429,11 @@ def _run_on_cluster(todo, states, deadline, workers, scheduler, root, report, sh
     root = results_dir(root); write_manifest(root); manifest = json.loads((root / "manifest.json").read_text())
     bar = progress(range(len(todo)), desc="units", total=len(todo), show_progress=show_progress)
     versions = {}
-    def current(u):   # done meanwhile by another runner sharing the results folder
-        rec = read_record(u, root)
-        return rec is not None and (rec["code"], rec["inputs"]) == versions.setdefault(u, unit_versions(u))
+    def current(u):   # done meanwhile by another runner sharing the results folder (when in doubt: not)
+        try:
+            rec = read_record(u, root)
+            return rec is not None and (rec["code"], rec["inputs"]) == versions.setdefault(u, unit_versions(u))
+        except (ValueError, RuntimeError, OSError): return False
     def fill():   # start units while a worker is free and the next unit is expected to end within the budget
         while pending and len(running) < slots and time.perf_counter() + estimated_seconds(pending[0], rates) <= deadline:
             u = pending.pop(0)

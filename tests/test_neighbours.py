@@ -11,7 +11,7 @@ from sklearn.metrics.pairwise import cosine_similarity
 
 from embeval_nb.checks import make_rng
 from embeval_nb.metrics import pairwise_distances
-from embeval_nb.neighbours import (NO_INDEX, BallCounts, ball_counts, check_corpus, code_corpus, cosine_knn, empty_top_lists, knn,
+from embeval_nb.neighbours import (NO_INDEX, BallCounts, ball_counts, check_corpus, code_corpus, cosine_knn, empty_top_lists, int8_screen_available, knn,
                                    merge_top_lists)
 
 POINT_METRICS = ["euclidean", "sqeuclidean", "cityblock", "cosine", "angular"]
@@ -302,6 +302,15 @@ def _reference(E, queries, k, cls, exclude_self=True):
 
 
 QUERIES = np.array([3, 4, 9, 650, 5, 0, 101, 699, 250, 7])
+INT8 = int8_screen_available()   # onnxruntime's 8-bit product is exact on this processor (not on AVX2 without VNNI)
+NO_INT8 = "onnxruntime's 8-bit product is not exact on this processor: the 8-bit screen is refused here"
+
+
+def _int8_or_refused(E, queries, k, **kw):
+    "cosine_knn with screen='int8' where the 8-bit product is exact; elsewhere, check it is refused and search in float32."
+    if INT8: return cosine_knn(E, queries, k, screen="int8", **kw)
+    with pytest.raises(RuntimeError, match="not exact on this processor"): cosine_knn(E, queries, k, screen="int8", **kw)
+    return cosine_knn(E, queries, k, screen="float32", **kw)
 
 
 @pytest.mark.parametrize("screen", ["float32", "int8", "coded"])
@@ -309,6 +318,7 @@ QUERIES = np.array([3, 4, 9, 650, 5, 0, 101, 699, 250, 7])
 @pytest.mark.parametrize("form", ["float32", "float64", "memmap", "fortran"])
 def test_cosine_knn_dense_against_sklearn(tmp_path, form, exclude_self, screen):
     "Both screens, and a corpus coded once, give sklearn's neighbours (ties to the smaller row) and its similarities."
+    if screen == "int8" and not INT8: pytest.skip(NO_INT8)
     E, cls = _corpus()
     if form == "float64":
         E = E.astype(np.float64) * 3.0
@@ -369,6 +379,7 @@ def test_cosine_knn_sparse_against_sklearn(exclude_self):
 
 @pytest.mark.parametrize("screen", ["float32", "int8"])
 def test_cosine_knn_a_crowd_of_ties_goes_to_the_exact_pass(screen):
+    if screen == "int8" and not INT8: pytest.skip(NO_INT8)
     E, cls = _corpus(14)
     E[300:520] = E[8]; cls[300:520] = 8
     queries = np.array([8, 400, 0])
@@ -399,7 +410,7 @@ def test_the_8bit_screen_on_real_embeddings():
     for E in (glove, cls):
         queries = make_rng(5).choice(len(E), 40, replace=False)
         ref = cosine_knn(E, queries, 30, screen="float32")
-        for out in (cosine_knn(E, queries, 30, screen="int8"), cosine_knn(code_corpus(E), queries, 30)):
+        for out in (_int8_or_refused(E, queries, 30), cosine_knn(code_corpus(E), queries, 30)):
             np.testing.assert_array_equal(out[1], ref[1]); np.testing.assert_array_equal(out[0], ref[0])
         np.testing.assert_array_equal(ref[1], _brute_cosine(E, queries, 30))
     assert code_corpus(cls).heavy.sum() >= 1                                      # the CLS vectors' dominant dimension
@@ -413,7 +424,8 @@ def test_the_8bit_screen_against_brute_force(seed):
     E = rng.normal(size=(n, d)) * np.exp(rng.normal(size=(n, 1)) * 3)
     E[rng.choice(n, 20)] = E[rng.choice(n, 20)]                                    # exact duplicates
     queries = rng.choice(n, 15, replace=False)
-    np.testing.assert_array_equal(cosine_knn(E, queries, k, screen="int8")[1], _brute_cosine(E, queries, k))
+    np.testing.assert_array_equal(_int8_or_refused(E, queries, k)[1], _brute_cosine(E, queries, k))
+    np.testing.assert_array_equal(cosine_knn(code_corpus(E), queries, k)[1], _brute_cosine(E, queries, k))
 
 
 def test_the_8bit_screen_takes_float32_and_float64_rows_only():
@@ -434,6 +446,10 @@ def test_auto_screens_in_8_bits_where_coding_pays():
     from embeval_nb.neighbours import INT8_MIN_DIM, INT8_MIN_QUERIES, _int8_session_for
     E = make_rng(3).normal(size=(2000, 64)).astype(np.float32)
     pick = lambda E, q: _int8_session_for(E, np.ones((q, E.shape[1])), 5, "auto") is not None
+    if not INT8:                                                            # never where the product is not exact
+        assert not pick(E, 100) and _int8_session_for(E, np.ones((100, 64)), 5, "auto", coded=True) is None
+        with pytest.raises(RuntimeError, match="not exact on this processor"): _int8_session_for(E, np.ones((1, 64)), 5, "int8")
+        return
     assert pick(E, INT8_MIN_QUERIES) and not pick(E, INT8_MIN_QUERIES - 1)
     assert not pick(E[:, :INT8_MIN_DIM - 1], 100) and pick(E[:, :INT8_MIN_DIM], 100)
     assert _int8_session_for(E, np.ones((1, 64)), 5, "int8") is not None      # asked for: always
