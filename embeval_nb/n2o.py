@@ -570,9 +570,9 @@ def paper_results(results: Mapping[str, dict],   # {unit name: result} of the ch
     return PaperResults(lists, subsets, ranks, sts, dims)
 
 # %% ../nbs/n2o_impl.ipynb #u14
-PASS_RATES = {"tfidf": 4000, "glove-6b-50d": 20000, "w2v-sg": 1500, "w2v-cbow": 3000, "fasttext": 1000, "fasttext-sub": 600,
-              "static-subword-64": 8000, "paraphrase-MiniLM-L3-v2": 800, "all-MiniLM-L6-v2": 300, "all-MiniLM-L6-v2-int8": 400,
-              "use-multilingual": 300, "multilingual-e5-small": 120, "all-mpnet-base-v2": 35}   # sentences per CPU second
+PASS_RATES = {"tfidf": 5000, "glove-6b-50d": 20000, "w2v-sg": 1000, "w2v-cbow": 2000, "fasttext": 800, "fasttext-sub": 500,
+              "static-subword-64": 20000, "paraphrase-MiniLM-L3-v2": 1500, "all-MiniLM-L6-v2": 551, "all-MiniLM-L6-v2-int8": 800,
+              "use-multilingual": 400, "multilingual-e5-small": 180, "all-mpnet-base-v2": 40}   # sentences per CPU second, one idle core
 UNIT_SECONDS = 900           # a unit's CPU seconds at its pass's rate (fewer, longer units: fewer block lists to store)
 CORPUS_DATA = ("bbcsport", "mrpc", "sts-b", "20news", "amazon", "classic", "ohsumed")   # the data sets the corpus and pairs read
 
