@@ -443,3 +443,17 @@ def test_pool_tokens_refuses_an_unknown_pooling(pooling):
 def test_pool_tokens_names_mismatched_shapes(states, mask):
     with pytest.raises(ValueError, match=r"states must be \(b, L, d\) and mask \(b, L\)"):
         emb.pool_tokens(states, mask, "mean")
+
+
+def test_resolve_embedders_takes_the_json_text_papermill_passes(tmp_path):
+    "`papermill -p extra_embedders '{...}'` passes a string: it is read as JSON; a bad map names the parameter."
+    from embeval_nb.embeddings import resolve_embedders, save_text_vectors
+    path = save_text_vectors(tmp_path / "mine.npz", ["a cat", "a dog"], np.eye(2))
+    for given in (f'{{"mine": "{path}"}}', {"mine": str(path)}):
+        own = resolve_embedders(given)
+        assert list(own) == ["mine"] and own["mine"](["a dog"]).tolist() == [[0.0, 1.0]]
+    assert resolve_embedders("") == {} == resolve_embedders("{}")
+    with pytest.raises(ValueError, match="extra_embedders must be a JSON object"): resolve_embedders("{mine: x}")
+    with pytest.raises(TypeError, match="extra_embedders must map names to specs"): resolve_embedders('["x"]')
+    with pytest.raises(ValueError, match="extra_embedders: each entry must be a non-empty name and a spec string"):
+        resolve_embedders({"mine": 3})

@@ -2,6 +2,8 @@
 depth rule, the units' records on real sentences, and one unit of the paper-scale run."""
 import json
 
+import os
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -157,6 +159,9 @@ def test_a_unit_rejects_a_zero_vector_and_bad_ranges(on_small, monkeypatch):
 
 @pytest.fixture(scope="module")
 def paper():
+    "The paper-scale corpus: segmenting all 326k sentences takes 10-30 minutes the first time, so only on request."
+    if not os.environ.get("EMBEVAL_PAPER_TESTS"):
+        pytest.skip("the paper-scale corpus is built only with EMBEVAL_PAPER_TESTS=1 (10-30 min the first time, then cached)")
     return n2o.paper_corpus(0)
 
 
