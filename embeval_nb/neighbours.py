@@ -730,7 +730,7 @@ def code_corpus(E,                                    # (n, d) dense numpy or me
     gives what `cosine_knn(E, queries, k)` gives, without coding the rows again on every call.
 
     >>> C = code_corpus(np.array([[1., 0.], [1., 0.1], [0., 1.]]))
-    >>> C.rows.codes.shape, cosine_knn(C, [0], 1, screen="int8")[1]
+    >>> C.rows.codes.shape, cosine_knn(C, [0], 1)[1]
     ((3, 2), array([[1]]))
     """
     E = check_corpus(E, "E")
