@@ -81,7 +81,9 @@ _source_stamps = {}   # {source file: sha256 of its bytes} when this process fir
 
 def _loaded_source(obj) -> str:
     "The source of `obj`, refused if its file changed since this process first read it (it would not be the code that runs)."
-    path = inspect.getsourcefile(obj); digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    path = inspect.getsourcefile(obj)
+    if not os.path.isfile(path): return inspect.getsource(obj)     # source held in memory only (defined from a string)
+    digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()
     if _source_stamps.setdefault(path, digest) != digest:
         raise RuntimeError(f"{path} changed on disk after this process loaded it, so its code version would not be that "
                            "of the code that runs: start the run again")
