@@ -112,9 +112,12 @@ def _unwrapped(obj):
     return inspect.unwrap(obj) if callable(obj) and hasattr(obj, "__wrapped__") else obj
 
 def _own(obj) -> bool:
-    "Whether `obj` is a function or class defined in the package (numba dispatchers and cached functions count by what they wrap)."
+    """Whether `obj` is a function or class defined in the package, or in the notebook that runs (`__main__`: an
+    implementation page defines the package's functions before they are exported); numba dispatchers and cached
+    functions count by what they wrap."""
     obj = _unwrapped(obj)
-    return (inspect.isfunction(obj) or inspect.isclass(obj)) and (getattr(obj, "__module__", "") or "").startswith("embeval_nb")
+    module = getattr(obj, "__module__", "") or ""
+    return (inspect.isfunction(obj) or inspect.isclass(obj)) and (module.startswith("embeval_nb") or module == "__main__")
 
 def _reached(obj, seen: dict) -> None:
     "Add to `seen` {qualified name: normalised source} `obj` and every package function, class or constant it reaches."
