@@ -1813,8 +1813,10 @@ def dataset_units(dataset: str, seed: int = 0) -> list:
     >>> units = dataset_units("bbcsport"); len(units), units[0].name, units[0].table
     (185, 'bbcsport/s1/BOW/test/00000', 'bbcsport/table2')
     """
+    try: version = code_version(_dataset_units)
+    except (OSError, TypeError): return _dataset_units(dataset, seed)   # its source cannot be read (a notebook): not kept
     specs = cached("wmd-units", lambda: [dataclasses.asdict(u) for u in _dataset_units(dataset, seed)], dataset, seed,
-                   search_inputs(dataset, seed), code_version(_dataset_units), version=1)
+                   search_inputs(dataset, seed), version, version=1)
     return [Unit(**s) for s in specs]
 
 def _dataset_units(dataset: str, seed: int) -> list:
