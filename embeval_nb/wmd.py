@@ -1468,6 +1468,18 @@ def _sorted_subset(sub, full, sub_name: str, full_name: str) -> np.ndarray:
         raise ValueError(f"{sub_name} must be a subset of {full_name}; {len(missing)} indices are not, e.g. {missing[0]}")
     return sub
 
+def _cut_lists(dist, idx, rows, ref, ref_sub, k: int) -> tuple[np.ndarray, np.ndarray, list[int]]:
+    """The first `k` entries in `ref_sub` of the lists `(dist, idx)[rows]`, whose indices point into `ref`: `(dist, idx)`
+    of shape `(len(rows), k)` with indices into `ref_sub`, and the rows (left unset) that list fewer than `k` of them."""
+    local = np.full(max(ref.max(), ref_sub.max()) + 1, -1); local[ref_sub] = np.arange(len(ref_sub))
+    new_idx = local[ref[idx[rows]]]
+    out_d = np.empty((len(rows), k)); out_i = np.empty((len(rows), k), dtype=np.int64); short = []
+    for r in range(len(rows)):
+        ok = new_idx[r] >= 0
+        if ok.sum() < k: short.append(r); continue
+        out_d[r] = dist[rows[r]][ok][:k]; out_i[r] = new_idx[r][ok][:k]
+    return out_d, out_i, short
+
 def restrict_neighbours(neighbours: CachedNeighbours,  # stores or runs the search of rows te of W among rows tr
                         W,                             # (n, V) all documents, rows selectable by index arrays
                         te,                            # query rows of that search: strictly increasing rows of W
@@ -1487,16 +1499,8 @@ def restrict_neighbours(neighbours: CachedNeighbours,  # stores or runs the sear
     te_sub, tr_sub = _sorted_subset(te_sub, te, "te_sub", "te"), _sorted_subset(tr_sub, tr, "tr_sub", "tr")
     if not 1 <= check_int(k, "k") <= len(tr_sub): raise ValueError(f"k must be in 1..{len(tr_sub)} (the size of tr_sub), got {k}")
     dist, idx = neighbours.get(W[te], W[tr], k)
-    local = np.full(W.shape[0], -1); local[tr_sub] = np.arange(len(tr_sub))
-    rows = np.searchsorted(te, te_sub)
-    new_idx = local[tr[idx[rows]]]
-    out_d = np.empty((len(te_sub), k)); out_i = np.empty((len(te_sub), k), dtype=np.int64); short = []
-    for r in range(len(te_sub)):
-        ok = new_idx[r] >= 0
-        if ok.sum() < k: short.append(r); continue
-        out_d[r] = dist[rows[r]][ok][:k]; out_i[r] = new_idx[r][ok][:k]
-    if short:
-        out_d[short], out_i[short] = neighbours.base(W[te_sub[short]], W[tr_sub], k)
+    out_d, out_i, short = _cut_lists(dist, idx, np.searchsorted(te, te_sub), tr, tr_sub, k)
+    if short: out_d[short], out_i[short] = neighbours.base(W[te_sub[short]], W[tr_sub], k)
     return out_d, out_i
 
 # %% ../nbs/wmd_impl.ipynb #c071
@@ -1728,13 +1732,7 @@ def _clean_outcomes(data, neigh, W, q, dist, idx, R, ctr) -> list[int]:
     "kNN masks of the clean queries among `q` against the clean training rows `ctr`, cut from the lists `idx` into `R`."
     cq = q[data.keep[q]]
     if len(cq) == 0: return []
-    local = np.full(W.shape[0], -1); local[ctr] = np.arange(len(ctr))
-    rows = np.flatnonzero(data.keep[q]); new = local[R[idx[rows]]]
-    out = np.empty((len(cq), KMAX), dtype=np.int64); short = []
-    for r in range(len(cq)):
-        ok = new[r] >= 0
-        if ok.sum() < KMAX: short.append(r)
-        else: out[r] = new[r][ok][:KMAX]
+    _, out, short = _cut_lists(dist, idx, np.flatnonzero(data.keep[q]), R, ctr, KMAX)   # as `restrict_neighbours`
     if short: out[short] = neigh(W[cq[short]], W[ctr], KMAX)[1]
     return bit_masks(knn_correct(out, data.y[ctr], data.y[cq]))
 
