@@ -309,6 +309,12 @@ class IncompleteResults(LookupError):
 
 MISSING = ("error", "compute", "skip")   # what `table_results` does with a table whose units are not all done
 
+def _table_states(chapter: str, table: str, root, units) -> list[tuple[Unit, str, dict | None]]:
+    "`unit_states` of the units of `table` among `units` (None: the chapter's); ValueError if it has none."
+    units = [u for u in (chapter_units(chapter) if units is None else units) if u.table == table]
+    if not units: raise ValueError(f"chapter {chapter!r} has no table {table!r}")
+    return unit_states(units, root)
+
 def table_results(chapter: str,                            # the chapter's module name, e.g. 'wmd'
                   table: str,                              # one of its units' tables, e.g. 'reuters/table2'
                   *,
@@ -324,14 +330,12 @@ def table_results(chapter: str,                            # the chapter's modul
     """
     from embeval_nb.checks import check_choice
     check_choice(missing, "missing", MISSING)
-    units = [u for u in (chapter_units(chapter) if units is None else units) if u.table == table]
-    if not units: raise ValueError(f"chapter {chapter!r} has no table {table!r}")
-    states = unit_states(units, root)
+    states = _table_states(chapter, table, root, units)
     todo = [u for u, s, _ in states if s != "done"]
     if todo and missing == "skip": return None
     if todo and missing == "error":
         n_missing = sum(s == "missing" for _, s, _ in states)
-        raise IncompleteResults(chapter, table, n_missing, len(todo) - n_missing, len(units))
+        raise IncompleteResults(chapter, table, n_missing, len(todo) - n_missing, len(states))
     for u in progress(todo, desc=f"{chapter} {table}", show_progress=show_progress): write_record(compute_unit(u), root)
     return {u.name: (rec if u not in todo else read_record(u, root))["result"] for u, _, rec in states}
 
@@ -345,9 +349,8 @@ def table_progress(chapter: str,                            # the chapter's modu
     >>> table_progress("wmd", "bbcsport/table2", "no-such-folder", [Unit("wmd", "bbcsport/table2", "bbcsport/s1/BOW/test/00000", "search", {"dataset": "bbcsport"})])
     '0 of 1 units done'
     """
-    units = [u for u in (chapter_units(chapter) if units is None else units) if u.table == table]
-    done = sum(s == "done" for _, s, _ in unit_states(units, root))
-    return f"{done} of {len(units)} units done"
+    states = _table_states(chapter, table, root, units)
+    return f"{sum(s == 'done' for _, s, _ in states)} of {len(states)} units done"
 
 # %% ../nbs/runs.ipynb #r19
 def _manifest_entry(path: Path) -> tuple[str, str, dict]:

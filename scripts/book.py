@@ -5,7 +5,10 @@
     python scripts/book.py --chapter wmd      # one chapter's pages only, HTML in _build/html-wmd
 
 book.yml declares the book: parts, pages, chapters, sweeps (a notebook run once per value of a parameter, each run
-a page of its own) and the pages that read other pages' records. Notebooks with a `parameters` cell get `scale`
+a page of its own), the pages that read other pages' records, and the pages also shown at paper scale: a book
+build runs each of those once more with scale="paper" and missing="error" (page `<page>-paper`, right after its
+book page) when the committed unit records of its tables (results/, see embeval_nb.runs) are all done and
+current, and says how far they are otherwise. Notebooks with a `parameters` cell get `scale`
 (only when not "book", so the book runs each notebook's own defaults). Every run writes its executed notebook to
 _build/executed/<stem>.ipynb, its recorded numbers to _build/records/<stem>.json, and what it depended on to
 _build/executed/<stem>.inputs.json: the notebook, its parameters, the package source, the lock and the records
@@ -112,17 +115,44 @@ def sweep_titles() -> dict[str, str]:
     return {page: titles[name][value] for page, (name, value) in sweep_pages().items()}
 
 
+def book_page_of(page: str) -> str:
+    "The book-scale page a page shows: the page itself, or for a paper-scale page `<page>-paper` the page `<page>`."
+    return page[:-len(PAPER)] if page.endswith(PAPER) else page
+
+
 def notebook_of(page: str) -> str:
     "The notebook a page is a run of."
+    page = book_page_of(page)
     return sweep_pages().get(page, (page, None))[0]
+
+
+def _heading(name: str) -> str:
+    "The `# ` title of notebook `name` (the first line of its first markdown cell)."
+    cells = json.loads((ROOT / "nbs" / f"{name}.ipynb").read_text())["cells"]
+    return _source(next(c for c in cells if c["cell_type"] == "markdown")).split("\n")[0].removeprefix("# ")
+
+
+def page_titles(pages) -> dict[str, str]:
+    "{page: title} of the pages among `pages` whose title is not their notebook's: the sweep runs and the paper-scale pages."
+    titles = sweep_titles()
+    book_title = lambda page: titles.get(page) or _heading(notebook_of(page))
+    return {p: titles[p] if p in titles else f"{book_title(book_page_of(p))} at paper scale" for p in pages
+            if p in titles or p.endswith(PAPER)}
+
+
+def _label_suffix(page: str) -> str:
+    "What `relabel` appends to the figure labels of `page`: '-<value>' for a sweep's further run, '-paper' at paper scale."
+    base = book_page_of(page)
+    name, value = sweep_pages().get(base, (base, None))
+    return (f"-{value}" if base != name else "") + (PAPER if page != base else "")
 
 
 def toc(pages: set[str], root: str | None = None) -> dict:
     """The Jupyter Book toc of a build whose pages are `pages`, in book.yml's order: a page this build did not run
     is left out; the root is `root`, else the landing page, else (a one-chapter build) the first page."""
-    order = toc_pages()
+    order = [q for p in toc_pages() for q in (p, f"{p}{PAPER}")]   # a paper-scale page right after its book page
     root = root or (registry()["root"] if registry()["root"] in pages else next(p for p in order if p in pages))
-    titles, runs_of = sweep_titles(), {}
+    titles, runs_of = page_titles(pages), {}
     for p in order: runs_of.setdefault(notebook_of(p), []).append(p)
     def entries(items) -> list[dict]:
         out = []
@@ -187,31 +217,34 @@ def package_hash() -> str:
     return h.hexdigest()
 
 
-def run_inputs(name: str, params: dict, scale: str, package: str | None = None) -> dict:
+def run_inputs(name: str, params: dict, scale: str, package: str | None = None, results: str | None = None) -> dict:
     """Everything a run of notebook `name` with `params` depends on: the notebook's code, its parameters, the package
-    source, the lock, and the records it reads. The package holds the data registry (every data file's sha256, checked
-    on load), so data that differ fail the run rather than pass unseen. `package` saves rehashing per run."""
+    source, the lock, the records it reads and, at paper scale, `results` (`paper_records`' key of its unit
+    records). The package holds the data registry (every data file's sha256, checked on load), so data that differ
+    fail the run rather than pass unseen. `package` saves rehashing per run."""
     return {"code": code_hash(name), "parameters": params,
             "package": package or package_hash(), "lock": _sha256(ROOT / "requirements.lock"),
             "reads": {f.name: _sha256(f) for r in reads(name) for f in sorted(records_dir(scale).glob(f"{r}*.json"))
-                      if f.stem == r or f.stem.startswith(f"{r}-")}}
+                      if f.stem == r or f.stem.startswith(f"{r}-")},
+            **({"results": results} if results is not None else {})}
 
 
 def _inputs_file(stem: str, scale: str) -> Path:
     return executed_dir(scale) / f"{stem}.inputs.json"
 
 
-def stale_because(name: str, stem: str, params: dict, scale: str, package: str | None = None) -> list[str]:
+def stale_because(name: str, stem: str, params: dict, scale: str, package: str | None = None,
+                  results: str | None = None) -> list[str]:
     """Why the last run `stem` cannot be reused: the inputs that changed since it ran ('never run' if there is no
     complete run). An empty list means its output and records are those the current inputs would make."""
     saved = _inputs_file(stem, scale)
     if not (saved.is_file() and (executed_dir(scale) / f"{stem}.ipynb").is_file()): return ["never run"]
-    before, now = json.loads(saved.read_text()), run_inputs(name, params, scale, package)
+    before, now = json.loads(saved.read_text()), run_inputs(name, params, scale, package, results)
     if before.pop("record", None) != _sha256(records_dir(scale) / f"{stem}.json"): return ["its records"]
     return [k for k in now if before.get(k) != now[k]]
 
 
-def execute(name: str, stem: str, params: dict, scale: str) -> Path:
+def execute(name: str, stem: str, params: dict, scale: str, results: str | None = None) -> Path:
     """Run nbs/<name>.ipynb with `params` into the scale's executed folder, recording to <records>/<stem>.json;
     what the run depended on is saved beside its output (<stem>.inputs.json) for `stale_because`."""
     import papermill as pm
@@ -219,7 +252,7 @@ def execute(name: str, stem: str, params: dict, scale: str) -> Path:
     records = records_dir(scale) / f"{stem}.json"; records.parent.mkdir(parents=True, exist_ok=True)
     saved = _inputs_file(stem, scale)
     for f in (records, saved): f.unlink(missing_ok=True)
-    inputs = run_inputs(name, params, scale)
+    inputs = run_inputs(name, params, scale, results=results)
     os.environ["EMBEVAL_RECORD_DIR"] = str(records.parent)
     os.environ["EMBEVAL_RECORD_FILE"] = str(records)
     os.environ["EMBEVAL_PROGRESS"] = "0"  # progress bars are for interactive runs, not for the pages
@@ -244,6 +277,63 @@ def execute_stale(scale: str, notebooks_: list[str] | None = None) -> dict[str, 
                       flush=True)
                 execute(name, stem, params, scale)
             executed[page_of(name, stem, params)] = executed_dir(scale) / f"{stem}.ipynb"
+    return executed
+
+
+PAPER = "-paper"   # the page of a run at paper scale is its book page's name with this suffix
+
+
+def paper_notebooks() -> list[str]:
+    "The notebooks book.yml marks `paper: true`: a book build also shows each of their runs at paper scale."
+    return [e["page"] for e in _all_pages() if e.get("paper")]
+
+
+def paper_runs(name: str) -> list[tuple[str, dict, str]]:
+    """(output stem, parameters, book page) of each paper-scale run of notebook `name`: each of its book-scale runs
+    with scale='paper' and missing='error' (the page assembles its results from the committed unit records)."""
+    return [(f"{stem}{PAPER}", {**params, "scale": "paper", "missing": "error"}, page_of(name, stem, params))
+            for stem, params in runs(name, "book")]
+
+
+def paper_tables(name: str, params: dict) -> list[str]:
+    """The unit tables a paper-scale run of notebook `name` with `params` reads: for a run of a sweep with value v,
+    those of its chapter named `v/...`; otherwise every table of its chapter."""
+    from embeval_nb.runs import chapter_units
+    tables = list(dict.fromkeys(u.table for u in chapter_units(reproductions()[name])))
+    sweep = sweeps().get(name)
+    return [t for t in tables if t.startswith(f"{params[sweep[0]]}/")] if sweep else tables
+
+
+def paper_records(name: str, params: dict) -> tuple[str | None, str]:
+    """(one sha256 over the records of every unit of the run's tables, None unless all are done and current;
+    'k of n units done')."""
+    from embeval_nb.runs import chapter_units, results_dir, unit_states
+    tables = set(paper_tables(name, params))
+    states = unit_states([u for u in chapter_units(reproductions()[name]) if u.table in tables])
+    done = sum(s == "done" for _, s, _ in states)
+    progress = f"{done} of {len(states)} units done"
+    if not states or done < len(states): return None, progress
+    h = hashlib.sha256()
+    for u, _, _ in states: h.update(u.name.encode() + b"\0" + (results_dir() / u.path).read_bytes())
+    return h.hexdigest(), progress
+
+
+def execute_paper(notebooks_: list[str] | None = None) -> dict[str, Path]:
+    """Run (or reuse) the paper-scale run of every `paper_notebooks` page (of those in `notebooks_`) whose unit records
+    are all done and current; say how far the others are. Returns {page: executed notebook}. The run's inputs
+    include its records, so a new or recomputed record runs the page again."""
+    executed, package = {}, package_hash()
+    for name in paper_notebooks():
+        if notebooks_ is not None and name not in notebooks_: continue
+        for stem, params, page in paper_runs(name):
+            key, progress = paper_records(name, params)
+            if key is None:
+                print(f"[book] {stem}: not shown ({progress})", flush=True); continue
+            if why := stale_because(name, stem, params, "paper", package, results=key):
+                print(f"[book] {stem}: runs ({', '.join(why)} changed)" if why != ["never run"] else f"[book] {stem}: runs",
+                      flush=True)
+                execute(name, stem, params, "paper", results=key)
+            executed[f"{page}{PAPER}"] = executed_dir("paper") / f"{stem}.ipynb"
     return executed
 
 
@@ -328,15 +418,12 @@ def stage(executed: dict[str, Path], dest: Path, root: str | None = None) -> Pat
     (dest / "_config.yml").write_text(yaml.safe_dump(config, sort_keys=False))
     staged = toc(set(executed), root)
     (dest / "_toc.yml").write_text(yaml.safe_dump(staged, sort_keys=False))
-    titles = sweep_titles()
+    titles = page_titles(set(executed))
     shutil.copytree(ROOT / "_ext", dest / "_ext")
-    runs_of = sweep_pages()
     for page, path in executed.items():
         nb = hide_injected_parameters(with_current_prose(json.loads(path.read_text()), notebook_of(page)))
-        if page in runs_of:
-            name, value = runs_of[page]
-            if page in titles: nb = retitle(nb, titles[page])
-            if page != name: nb = relabel(nb, f"-{value}")
+        if page in titles: nb = retitle(nb, titles[page])
+        if suffix := _label_suffix(page): nb = relabel(nb, suffix)
         (dest / "nbs" / f"{page}.ipynb").write_text(json.dumps(nb))
     mathjax = ROOT / "node_modules" / "mathjax" / "es5"
     if not mathjax.is_dir():
@@ -397,7 +484,8 @@ def build(scale: str = "book", chapter: str | None = None) -> Path:
         names = own + shared + [r for n in own for r in reads(n) if r not in own]
         root = own[0]
     executed = execute_stale(scale, names)
-    pages = [p for p in toc_pages() if p in executed]
+    if scale == "book": executed.update(execute_paper(names))
+    pages = [q for p in toc_pages() for q in (p, f"{p}{PAPER}") if q in executed]
     if chapter is not None:   # the pages whose records the chapter reads ran, but are not shown
         pages = [p for p in pages if notebook_of(p) in own + shared]
     src = stage({page: executed[page] for page in pages}, BUILD / (f"book-src-{scale}" + (f"-{chapter}" if chapter else "")), root)

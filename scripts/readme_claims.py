@@ -3,16 +3,14 @@
     python scripts/readme_claims.py            # after `make book`: rewrite the marked blocks of README.md
     python scripts/readme_claims.py --check    # exit 1 if the README's blocks are not what the records say
 
-    python scripts/readme_claims.py --paper-run my-records/records.json
-                                               # also keep what the README shows of a wmd run at scale="paper"
 
 Three blocks, each between its markers in README.md. The verdict counts of every chapter (COUNTS_START, COUNTS_END)
 come from the claims record book.yml names for the chapter (for wmd the cross-data-set verdicts of `wmd_tables.json`).
 The wmd block (START, END) is made from the records of the cross-data-set page (`wmd_tables.json`: every claim's
 verdict across the data sets and the per-data-set grid) and of each data set's run (`wmd-<dataset>.json`: the
-verdict counts), all in the records folder of the book build. The paper-scale block (PAPER_START, PAPER_END) sets
-each wmd run at scale="paper" kept in `results/wmd-<dataset>-paper.json` (a summary of its records, written by
---paper-run: such a run takes hours, so it is not part of the book build) beside the book's run of that data set.
+verdict counts), all in the records folder of the book build. The paper-scale block (PAPER_START, PAPER_END) sets the
+verdicts of every page the book shows at paper scale (its records in _build/records-paper: a book build runs such a
+page once its units' records in results/ are complete, see scripts/book.py) beside those of its book-scale run.
 """
 from __future__ import annotations
 
@@ -26,9 +24,8 @@ ROOT = book.ROOT
 START, END = "<!-- wmd-claims:start (scripts/readme_claims.py writes this block) -->", "<!-- wmd-claims:end -->"
 COUNTS_START, COUNTS_END = ("<!-- claims-counts:start (scripts/readme_claims.py writes this block) -->",
                              "<!-- claims-counts:end -->")
-PAPER_START, PAPER_END = ("<!-- wmd-paper-scale:start (scripts/readme_claims.py writes this block) -->",
-                          "<!-- wmd-paper-scale:end -->")
-RESULTS = ROOT / "results"     # summaries of the runs too long for the book build
+PAPER_START, PAPER_END = ("<!-- paper-scale:start (scripts/readme_claims.py writes this block) -->",
+                          "<!-- paper-scale:end -->")
 
 
 def block(records: Path) -> str:
@@ -101,64 +98,35 @@ def run_row(d: str, records: Path) -> str:
             f'{rec["wmd/timings"]["total"] / 60:.1f} |')
 
 
-def paper_summary(rec: dict) -> dict:
-    "What the README keeps of the records `rec` of a wmd run at scale='paper': its setup, Table 2, its claims and its minutes."
-    setup = rec["wmd/setup"]
-    if setup["scale"] != "paper": raise ValueError(f"the records are of a run at scale={setup['scale']!r}, not 'paper'")
-    keep = lambda d, keys: {k: d[k] for k in keys}
-    return {"setup": keep(setup, ("dataset", "scale", "seed", "splits_run", "splits_available", "n_train", "train_total",
-                                  "n_test", "test_total", "n_validation", "n_test_ablation")),
-            "table2": {row: keep(v, ("mean", "interval", "n_errors", "n_test")) for row, v in rec["wmd/table2"].items()},
-            "claims": [keep(c, ("key", "statement", "verdict", "test")) for c in rec["wmd/claims"]],
-            "minutes": {part: seconds / 60 for part, seconds in rec["wmd/timings"].items()},
-            "searches": {"minutes": rec["wmd/searches"]["seconds"] / 60, "read_back": rec["wmd/searches"]["read_back"]}}
+def _claims_of(path: Path, chapter: str) -> dict[str, dict]:
+    "{key: claim} of the claims a page run recorded in `path` (None if it did not run)."
+    return {c["key"]: c for c in json.loads(path.read_text())[f"{chapter}/claims"]} if path.is_file() else None
 
 
-def _error_cell(row: dict) -> str:
-    "An error in % with its 95% interval."
-    return f'{row["mean"]:.1f} [{row["interval"][0]:.1f}, {row["interval"][1]:.1f}]'
-
-
-def _sittings(run: dict) -> str:
-    "How the run was made, if in several sittings: how many searches the last one read back, and how long it took."
-    n = run["searches"]["read_back"]
-    if n == 0: return f", the whole page {run['minutes']['total']:.0f} minutes"
-    return (f", as they ran (the page was run in several sittings: the last read {n} searches back from the cache "
-            f"and took {run['minutes']['total']:.0f} minutes)")
-
-
-def paper_block(records: Path, results: Path = RESULTS) -> str:
-    "The README block of the paper-scale runs in `results`, each beside the book's run of its data set (if `records` has one)."
-    from embeval_nb.core import paper_tables
-    paper = paper_tables("wmd")["table2"]
+def paper_block(records: Path, paper_records: Path) -> str:
+    """The README block of the pages the book shows at paper scale (their records in `paper_records`), each beside its
+    book-scale run (in `records`): how many verdicts change, every claim at both scales, and for each changed verdict
+    the two tests behind it (their sample sizes say why)."""
     lines = [PAPER_START]
-    for path in sorted(results.glob("wmd-*-paper.json")):
-        run = json.loads(path.read_text()); s = run["setup"]; d = s["dataset"]
-        try: book_run = _run(d, records)
-        except FileNotFoundError: book_run = None
-        book_rows = book_run["wmd/table2"] if book_run else {}
-        book_claims = {c["key"]: c["verdict"] for c in book_run["wmd/claims"]} if book_run else {}
-        n_book = book_run["wmd/setup"]["n_test"][0] if book_run else "-"
-        lines += [f"{d} at scale=\"paper\": all {s['n_train'][0]} of {s['train_total'][0]} training and "
-                  f"{s['n_test'][0]} of {s['test_total'][0]} test documents, every validation document and the appendix "
-                  f"ablations on all test documents. Its WMD searches took {run['searches']['minutes']:.0f} minutes "
-                  f"on this machine with two workers{_sittings(run)}. Errors in % [exact 95% interval over the test "
-                  f"documents]; the book's run classifies {n_book} test documents.", "",
-                  f"| Table 2 row | book scale ({n_book} test docs) | paper scale ({s['n_test'][0]} test docs) | paper |",
-                  "|---|---|---|---|"]
-        rows = [r for r in paper.index if r in run["table2"]] + [r for r in run["table2"] if r not in paper.index]
-        for row in rows:
-            v = run["table2"][row]
-            lines.append(f"| {row} | {_error_cell(book_rows[row]) if row in book_rows else '-'} | {_error_cell(v)} | "
-                         f"{paper.loc[row, d] if row in paper.index else '-'} |")
-        changed = [c for c in run["claims"] if c["key"] in book_claims and book_claims[c["key"]] != c["verdict"]]
-        lines += ["", f"{d}'s claims at both scales: {len(changed)} of {len(run['claims'])} verdicts change with "
-                  f"{s['n_test'][0]} test documents instead of {n_book}.", "",
-                  "| claim | book scale | paper scale |", "|---|---|---|"]
-        for c in run["claims"]:
-            was = book_claims.get(c["key"], "-"); now = f"**{c['verdict']}**" if was not in ("-", c["verdict"]) else c["verdict"]
-            lines.append(f"| {c['statement']} | {was} | {now} |")
-        lines.append("")
+    for name in book.paper_notebooks():
+        chapter = book.reproductions()[name]
+        for stem, _, page in book.paper_runs(name):
+            now = _claims_of(paper_records / f"{stem}.json", chapter)
+            if now is None: continue
+            was = _claims_of(records / f"{stem[:-len(book.PAPER)]}.json", chapter) or {}
+            changed = [k for k in now if k in was and was[k]["verdict"] != now[k]["verdict"]]
+            title = book.page_titles({f"{page}{book.PAPER}"})[f"{page}{book.PAPER}"]
+            lines += [f"{title}: {len(changed)} of {len(now)} verdicts change from the book's scale.", "",
+                      "| claim | book scale | paper scale |", "|---|---|---|"]
+            for k, c in now.items():
+                before = was[k]["verdict"] if k in was else "-"
+                after = f"**{c['verdict']}**" if k in changed else c["verdict"]
+                lines.append(f"| {c['statement']} | {before} | {after} |")
+            lines += [""] + [f"- `{k}`, {was[k]['verdict']} at book scale ({was[k]['test']}), {now[k]['verdict']} at paper "
+                             f"scale ({now[k]['test']})." for k in changed] + ([""] if changed else [])
+    if len(lines) == 1:
+        lines.append("No page is shown at paper scale yet: none has all its unit records done and current "
+                     "(`python scripts/paper.py --status` says how far they are).")
     return "\n".join(lines + [PAPER_END])
 
 
@@ -175,19 +143,13 @@ def main(argv=None) -> int:
     ap.add_argument("--check", action="store_true", help="only check that README.md says what the records say")
     ap.add_argument("--records", type=Path, default=None, help="records folder (default: _build/records)")
     ap.add_argument("--readme", type=Path, default=ROOT / "README.md")
-    ap.add_argument("--results", type=Path, default=RESULTS, help="folder of the paper-scale summaries (default: results)")
-    ap.add_argument("--paper-run", type=Path, default=None,
-                    help="records file of a wmd run at scale='paper': keep its summary in the results folder first")
+    ap.add_argument("--paper-records", type=Path, default=None,
+                    help="records folder of the pages shown at paper scale (default: _build/records-paper)")
     a = ap.parse_args(argv)
-    if a.paper_run is not None:
-        summary = paper_summary(json.loads(a.paper_run.read_text()))
-        out = a.results / f"wmd-{summary['setup']['dataset']}-paper.json"; out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps(summary, indent=1, sort_keys=True) + "\n")
-        print(f"{out}: summary of the paper-scale run written")
     text = a.readme.read_text()
     records = a.records or book.records_dir("book")
     new = rewrite(rewrite(text, block(records)), counts_block(records), COUNTS_START, COUNTS_END)
-    new = rewrite(new, paper_block(records, a.results), PAPER_START, PAPER_END)
+    new = rewrite(new, paper_block(records, a.paper_records or book.records_dir("paper")), PAPER_START, PAPER_END)
     if a.check:
         if new != text:
             print(f"{a.readme}: the claims blocks differ from the book's records; run scripts/readme_claims.py",

@@ -87,6 +87,42 @@ def test_every_data_set_is_a_page_of_the_toc():
     assert [book.page_of("wmd", s, p) for s, p in book.runs("wmd", "book")] == list(sweep)
 
 
+def test_paper_scale_pages_follow_their_book_page_with_their_own_title_and_labels():
+    assert book.paper_notebooks() == ["wmd", "n2o", "retrofit"]
+    stems = book.paper_runs("wmd")
+    assert stems[0] == ("wmd-reuters-paper", {"dataset": "reuters", "scale": "paper", "missing": "error"}, "wmd")
+    assert [page for _, _, page in stems] == list(book.sweep_pages())
+    toc = book.toc(set(book.notebooks()) | {"wmd-paper", "wmd-20news", "wmd-20news-paper", "retrofit-paper"})
+    files = {e["file"]: e for e in _files(toc)}
+    order = list(files)
+    assert order.index("nbs/wmd") + 1 == order.index("nbs/wmd-paper") < order.index("nbs/wmd-20news") + 1 == order.index("nbs/wmd-20news-paper")
+    assert files["nbs/wmd-paper"]["title"] == "WMD on Reuters (R8) at paper scale"
+    assert files["nbs/retrofit-paper"]["title"] == book._heading("retrofit") + " at paper scale"
+    assert [book._label_suffix(p) for p in ("wmd", "wmd-paper", "wmd-20news", "wmd-20news-paper")] == ["", "-paper", "-20news", "-20news-paper"]
+    assert book.notebook_of("wmd-20news-paper") == "wmd" and book.book_page_of("retrofit-paper") == "retrofit"
+
+
+def test_a_paper_scale_page_runs_only_on_complete_current_records(tmp_path, monkeypatch):
+    from embeval_nb import runs, wmd
+    units = [u for u in wmd.dataset_units("bbcsport") if u.name.startswith("bbcsport/s1/BOW/")][:2]
+    monkeypatch.setattr(runs, "chapter_units", lambda chapter: units)
+    monkeypatch.setenv("EMBEVAL_RESULTS", str(tmp_path))
+    assert book.paper_tables("wmd", {"dataset": "bbcsport"}) == [units[0].table]
+    assert book.paper_tables("wmd", {"dataset": "reuters"}) == []
+    assert book.paper_records("wmd", {"dataset": "bbcsport"}) == (None, "0 of 2 units done")
+    assert book.paper_records("wmd", {"dataset": "reuters"}) == (None, "0 of 0 units done")
+    runs.write_record(runs.compute_unit(units[0]))
+    assert book.paper_records("wmd", {"dataset": "bbcsport"}) == (None, "1 of 2 units done")
+    runs.write_record(runs.compute_unit(units[1]))
+    key, progress = book.paper_records("wmd", {"dataset": "bbcsport"})
+    assert key is not None and progress == "2 of 2 units done"
+    rec = runs.read_record(units[1])
+    runs.write_record({**rec, "code": "0" * 16})                  # stale: the page is not shown
+    assert book.paper_records("wmd", {"dataset": "bbcsport"})[0] is None
+    runs.write_record({**rec, "cpu_seconds": rec["cpu_seconds"] + 1})   # another record: another run input
+    assert book.paper_records("wmd", {"dataset": "bbcsport"})[0] not in (None, key)
+
+
 def _files(toc: dict) -> list[dict]:
     "Every entry of a toc with a file, depth first."
     out = []

@@ -250,8 +250,8 @@ def _readme(tmp_path):
 
 
 def test_readme_block_is_made_from_the_records(tables, tmp_path):
-    records, readme, results = _records_with_every_chapter(tmp_path), _readme(tmp_path), tmp_path / "results"
-    args = ["--records", str(records), "--readme", str(readme), "--results", str(results)]
+    records, readme = _records_with_every_chapter(tmp_path), _readme(tmp_path)
+    args = ["--records", str(records), "--readme", str(readme), "--paper-records", str(tmp_path / "no-paper-records")]
     assert readme_claims.main(args + ["--check"]) == 1
     assert readme_claims.main(args) == 0
     new = readme.read_text()
@@ -259,29 +259,26 @@ def test_readme_block_is_made_from_the_records(tables, tmp_path):
     assert readme_claims.main(args + ["--check"]) == 0
     for c in tables["wmd/tables/claims"]:
         assert f"| {c['statement']} | **{c['verdict']}** |" in new
+    assert "No page is shown at paper scale yet" in new
 
 
-def test_readme_sets_a_paper_scale_run_beside_the_book_run(tables, tmp_path):
-    """--paper-run keeps a summary of a run at scale='paper' in the results folder, and the paper-scale block shows
-    its Table 2 and verdicts beside the book's run of the same data set, a changed verdict in bold; a run at another
-    scale is refused."""
-    records, readme, results = _records_with_every_chapter(tmp_path), _readme(tmp_path), tmp_path / "results"
-    book_run = readme_claims._run("reuters", records)
-    run = json.loads(json.dumps(book_run)); run["wmd/setup"]["scale"] = "paper"
-    flip = run["wmd/claims"][0]; flip["verdict"] = "fails" if flip["verdict"] != "fails" else "holds"
-    run["wmd/table2"]["WMD"]["mean"] = 99.25
-    (tmp_path / "paper.json").write_text(json.dumps(run))
-    args = ["--records", str(records), "--readme", str(readme), "--results", str(results)]
-    assert readme_claims.main(args + ["--paper-run", str(tmp_path / "paper.json")]) == 0
-    assert (results / "wmd-reuters-paper.json").is_file() and readme_claims.main(args + ["--check"]) == 0
+def test_readme_sets_the_paper_scale_pages_beside_their_book_runs(tmp_path):
+    """The paper-scale block shows the verdicts of each page the book showed at paper scale beside its book-scale run,
+    a changed verdict in bold with the two tests behind it."""
+    records, readme, paper = _records_with_every_chapter(tmp_path), _readme(tmp_path), tmp_path / "paper"
+    paper.mkdir()
+    book_run = json.loads((records / "wmd-reuters.json").read_text())
+    run = json.loads(json.dumps(book_run))
+    flip = run["wmd/claims"][0]; flip["verdict"] = "fails" if flip["verdict"] != "fails" else "holds"; flip["test"] = "a bigger test"
+    (paper / "wmd-reuters-paper.json").write_text(json.dumps(run))
+    args = ["--records", str(records), "--readme", str(readme), "--paper-records", str(paper)]
+    assert readme_claims.main(args) == 0 and readme_claims.main(args + ["--check"]) == 0
     block = readme.read_text().split(readme_claims.PAPER_START)[1].split(readme_claims.PAPER_END)[0]
-    wmd = book_run["wmd/table2"]["WMD"]
-    assert f"| WMD | {wmd['mean']:.1f} [{wmd['interval'][0]:.1f}, {wmd['interval'][1]:.1f}] | 99.2 [" in block
-    assert f"| {flip['statement']} | {book_run['wmd/claims'][0]['verdict']} | **{flip['verdict']}** |" in block
-    assert f"1 of {len(run['wmd/claims'])} verdicts change" in block
-    (tmp_path / "book.json").write_text(json.dumps(book_run))
-    with pytest.raises(ValueError, match="scale='smoke', not 'paper'"):
-        readme_claims.main(args + ["--paper-run", str(tmp_path / "book.json")])
+    was = book_run["wmd/claims"][0]
+    assert block.count("verdicts change from the book's scale") == 1
+    assert f"WMD on Reuters (R8) at paper scale: 1 of {len(run['wmd/claims'])} verdicts change" in block
+    assert f"| {flip['statement']} | {was['verdict']} | **{flip['verdict']}** |" in block
+    assert f"- `{flip['key']}`, {was['verdict']} at book scale ({was['test']}), {flip['verdict']} at paper scale (a bigger test)." in block
 
 
 # --- the book build's per-data-set pages ---------------------------------------------------------------------
