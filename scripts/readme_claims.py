@@ -105,8 +105,8 @@ def _claims_of(path: Path, chapter: str) -> dict[str, dict]:
 
 def paper_block(records: Path, paper_records: Path) -> str:
     """The README block of the pages the book shows at paper scale (their records in `paper_records`), each beside its
-    book-scale run (in `records`): how many verdicts change, every claim at both scales, and for each changed verdict
-    the two tests behind it (their sample sizes say why)."""
+    book-scale run (in `records`): how many verdicts change, and each changed claim with the two tests behind it (their
+    sample sizes say why)."""
     lines = [PAPER_START]
     for name in book.paper_notebooks():
         chapter = book.reproductions()[name]
@@ -116,14 +116,11 @@ def paper_block(records: Path, paper_records: Path) -> str:
             was = _claims_of(records / f"{stem[:-len(book.PAPER)]}.json", chapter) or {}
             changed = [k for k in now if k in was and was[k]["verdict"] != now[k]["verdict"]]
             title = book.page_titles({f"{page}{book.PAPER}"})[f"{page}{book.PAPER}"]
-            lines += [f"{title}: {len(changed)} of {len(now)} verdicts change from the book's scale.", "",
-                      "| claim | book scale | paper scale |", "|---|---|---|"]
-            for k, c in now.items():
-                before = was[k]["verdict"] if k in was else "-"
-                after = f"**{c['verdict']}**" if k in changed else c["verdict"]
-                lines.append(f"| {c['statement']} | {before} | {after} |")
-            lines += [""] + [f"- `{k}`, {was[k]['verdict']} at book scale ({was[k]['test']}), {now[k]['verdict']} at paper "
-                             f"scale ({now[k]['test']})." for k in changed] + ([""] if changed else [])
+            counts = ", ".join(f"{sum(c['verdict'] == v for c in now.values())} {v}" for v in VERDICTS)
+            lines += [f"{title}: {len(changed)} of {len(now)} verdicts change from the book's scale ({counts})"
+                      + (":" if changed else "."), ""]
+            lines += [f"- {now[k]['statement']}: {was[k]['verdict']} at book scale ({was[k]['test']}), "
+                      f"**{now[k]['verdict']}** at paper scale ({now[k]['test']})." for k in changed] + ([""] if changed else [])
     if len(lines) == 1:
         lines.append("No page is shown at paper scale yet: none has all its unit records done and current "
                      "(`python scripts/paper.py --status` says how far they are).")

@@ -263,8 +263,8 @@ def test_readme_block_is_made_from_the_records(tables, tmp_path):
 
 
 def test_readme_sets_the_paper_scale_pages_beside_their_book_runs(tmp_path):
-    """The paper-scale block shows the verdicts of each page the book showed at paper scale beside its book-scale run,
-    a changed verdict in bold with the two tests behind it."""
+    """The paper-scale block counts the verdicts of each page the book showed at paper scale and names each one that
+    changed from its book-scale run, in bold, with the two tests behind it."""
     records, readme, paper = _records_with_every_chapter(tmp_path), _readme(tmp_path), tmp_path / "paper"
     paper.mkdir()
     book_run = json.loads((records / "wmd-reuters.json").read_text())
@@ -277,8 +277,7 @@ def test_readme_sets_the_paper_scale_pages_beside_their_book_runs(tmp_path):
     was = book_run["wmd/claims"][0]
     assert block.count("verdicts change from the book's scale") == 1
     assert f"WMD on Reuters (R8) at paper scale: 1 of {len(run['wmd/claims'])} verdicts change" in block
-    assert f"| {flip['statement']} | {was['verdict']} | **{flip['verdict']}** |" in block
-    assert f"- `{flip['key']}`, {was['verdict']} at book scale ({was['test']}), {flip['verdict']} at paper scale (a bigger test)." in block
+    assert f"- {flip['statement']}: {was['verdict']} at book scale ({was['test']}), **{flip['verdict']}** at paper scale (a bigger test)." in block
 
 
 # --- the book build's per-data-set pages ---------------------------------------------------------------------
