@@ -21,7 +21,7 @@ from .stats import (VERDICTS, bonferroni_level, bootstrap_interval, combined_ver
 __all__ = ['SCALES', 'CLAIM_VERDICTS', 'ACCOUNT_STATUS', 'seed_everything', 'jit', 'set_progress', 'progress_enabled', 'progress',
            'optional_import', 'parallel_map', 'record_dir', 'record_file', 'read_records', 'record',
            'parse_paper_table', 'paper_tables', 'paper_value', 'scale_settings', 'Claim', 'check_can_fail',
-           'check_reach', 'Claims', 'heading_anchor', 'paper_account']
+           'check_reach', 'every_verdict', 'Claims', 'heading_anchor', 'paper_account']
 
 # %% ../nbs/core.ipynb #c006
 def seed_everything(seed: int) -> None:
@@ -347,6 +347,22 @@ def check_reach(key: str,                      # the claim's key, named in the e
     if not miss: return ""
     return ("the same test reads " + " and ".join(f"'{v}' on its {where}" for _, v, where in miss)
             + ", so it cannot reach " + " or ".join(f"'{w}'" for w, _, _ in miss) + " here")
+
+def every_verdict(plain: Sequence[str],      # each condition's verdict from its interval at the plain level (95%)
+                  corrected: Sequence[str],  # the same conditions' verdicts from their intervals at the Bonferroni level
+                 ) -> str:                   # 'holds', 'fails' or 'undecided'
+    """A claim about every condition as an intersection-union test: 'holds' if every condition holds at the plain
+    level (all must hold, so none needs a correction), 'fails' if some condition fails at the Bonferroni level (one
+    of many may fail by chance), else 'undecided'.
+
+    >>> every_verdict(["holds", "holds"], ["holds", "undecided"]), every_verdict(["fails", "holds"], ["undecided", "holds"])
+    ('holds', 'undecided')
+    """
+    plain, corrected = list(plain), list(corrected)
+    if len(plain) != len(corrected):
+        raise ValueError(f"plain and corrected need one verdict per condition, got {len(plain)} and {len(corrected)}")
+    if "fails" in corrected: return "fails"
+    return "holds" if plain and all(v == "holds" for v in plain) else "undecided"
 
 # %% ../nbs/core.ipynb #c040
 def _as_data(x) -> tuple | None:

@@ -225,6 +225,21 @@ def test_without_an_alternative_the_row_says_so(tmp_path, monkeypatch):
     assert c.verdict == "fails" and c.test.endswith("no alternative stated, so its power to hold is not shown")
 
 
+@pytest.mark.parametrize("plain, corrected, expected", [
+    (["holds", "holds"], ["undecided", "undecided"], "holds"),      # every condition at 95%: no correction to hold
+    (["holds", "fails"], ["holds", "undecided"], "undecided"),      # one fails at 95% only: chance among many
+    (["holds", "fails"], ["undecided", "fails"], "fails"),          # one fails at the corrected level
+    (["holds", "undecided"], ["undecided", "undecided"], "undecided"), ([], [], "undecided")])
+def test_every_condition_is_an_intersection_union_test(plain, corrected, expected):
+    from embeval_nb.core import every_verdict
+    assert every_verdict(plain, corrected) == expected
+
+
+def test_every_verdict_needs_one_reading_per_condition():
+    from embeval_nb.core import every_verdict
+    with pytest.raises(ValueError, match="one verdict per condition, got 2 and 1"):
+        every_verdict(["holds", "holds"], ["holds"])
+
 def test_a_test_that_holds_on_its_counterexample_is_refused(tmp_path, monkeypatch):
     "Where the claim is false its own test must not read 'holds': every method refuses it, before recording."
     cl = _claims(tmp_path, monkeypatch)
