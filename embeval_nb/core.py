@@ -18,10 +18,10 @@ from .stats import (VERDICTS, bonferroni_level, bootstrap_interval, combined_ver
                              mcnemar_exact, percentile_interval)
 
 # %% auto #0
-__all__ = ['SCALES', 'ACCOUNT_STATUS', 'seed_everything', 'jit', 'set_progress', 'progress_enabled', 'progress',
+__all__ = ['SCALES', 'CLAIM_VERDICTS', 'ACCOUNT_STATUS', 'seed_everything', 'jit', 'set_progress', 'progress_enabled', 'progress',
            'optional_import', 'parallel_map', 'record_dir', 'record_file', 'read_records', 'record',
-           'parse_paper_table', 'paper_tables', 'paper_value', 'scale_settings', 'Claim', 'check_can_fail', 'Claims',
-           'heading_anchor', 'paper_account']
+           'parse_paper_table', 'paper_tables', 'paper_value', 'scale_settings', 'Claim', 'check_can_fail',
+           'check_reach', 'every_verdict', 'Claims', 'heading_anchor', 'paper_account']
 
 # %% ../nbs/core.ipynb #c006
 def seed_everything(seed: int) -> None:
@@ -297,6 +297,8 @@ class Claim:
     test: str
     unit: str
 
+CLAIM_VERDICTS = (*VERDICTS, "untestable")   # a claim's verdicts: a test's, and 'untestable' when its test cannot reach one
+
 def _region(above: float, below: float) -> str:
     "The claimed region `(above, below)` in words: '> 0', '< 0.5', '> -0.1 and < 0.1'."
     if not above < below: raise ValueError(f"the claimed region needs above < below, got above={above}, below={below}")
@@ -322,7 +324,63 @@ def check_can_fail(key: str,                # the claim's key, named in the erro
                          f"the claimed region ({_region(above, below)}), so the claim could not fail: a statistic "
                          f"bounded to the claimed side decides it by construction")
 
+def check_reach(key: str,                      # the claim's key, named in the error
+                on_alternative: str | None,    # the verdict of the claim's own test on its alternative; None: none stated
+                on_counterexample: str,        # the verdict of the same test on its counterexample
+               ) -> str:                       # '' if both verdicts can be reached, else why not (the claim is untestable)
+    """Why the claim's test cannot reach 'holds' (on an `alternative` where the claim is true) or 'fails' (on the
+    counterexample, where it is false), or '' if it reaches both; ValueError if it holds on the counterexample.
+
+    >>> check_reach("gap", "holds", "fails")
+    ''
+    >>> check_reach("gap", "undecided", "undecided")
+    "the same test reads 'undecided' on its alternative (where the claim is true) and 'undecided' on its counterexample (where it is false), so it cannot reach 'holds' or 'fails' here"
+    """
+    for name, v in (("on_alternative", on_alternative), ("on_counterexample", on_counterexample)):
+        if v is not None: check_choice(v, name, VERDICTS[:3])
+    if on_counterexample == "holds":
+        raise ValueError(f"claim {key!r}: on its counterexample, where it is false, its own test reads 'holds', so the "
+                         "claim could not fail: the test decides it by construction")
+    wants = (("holds", on_alternative, "alternative (where the claim is true)"),
+             ("fails", on_counterexample, "counterexample (where it is false)"))
+    miss = [(want, v, where) for want, v, where in wants if v is not None and v != want]
+    if not miss: return ""
+    return ("the same test reads " + " and ".join(f"'{v}' on its {where}" for _, v, where in miss)
+            + ", so it cannot reach " + " or ".join(f"'{w}'" for w, _, _ in miss) + " here")
+
+def every_verdict(plain: Sequence[str],      # each condition's verdict from its interval at the plain level (95%)
+                  corrected: Sequence[str],  # the same conditions' verdicts from their intervals at the Bonferroni level
+                 ) -> str:                   # 'holds', 'fails' or 'undecided'
+    """A claim about every condition as an intersection-union test: 'holds' if every condition holds at the plain
+    level (all must hold, so none needs a correction), 'fails' if some condition fails at the Bonferroni level (one
+    of many may fail by chance), else 'undecided'.
+
+    >>> every_verdict(["holds", "holds"], ["holds", "undecided"]), every_verdict(["fails", "holds"], ["undecided", "holds"])
+    ('holds', 'undecided')
+    """
+    plain, corrected = list(plain), list(corrected)
+    if len(plain) != len(corrected):
+        raise ValueError(f"plain and corrected need one verdict per condition, got {len(plain)} and {len(corrected)}")
+    if "fails" in corrected: return "fails"
+    return "holds" if plain and all(v == "holds" for v in plain) else "undecided"
+
 # %% ../nbs/core.ipynb #c040
+def _as_data(x) -> tuple | None:
+    "Units as the tuple of arrays a statistic takes (None stays None)."
+    return None if x is None else tuple(x) if isinstance(x, tuple) else (x,)
+
+def _combined(runs: dict, *, above: float, below: float, scope: str) -> tuple[list, str]:
+    "(per-condition verdicts, their combination by `scope`) of the intervals `runs` {condition: (estimate, low, high)}; NaN: undecided."
+    verdicts = ["undecided" if np.isnan(lo) else interval_verdict(lo, hi, above=above, below=below) for _, lo, hi in runs.values()]
+    return verdicts, combined_verdict(verdicts, scope=scope)
+
+def _bootstrap_or_nan(f, *data, **kw) -> tuple[float, float, float]:
+    "`bootstrap_interval(f, *data, **kw)`, or (estimate, NaN, NaN) where the statistic is undefined on some resamples."
+    try: return bootstrap_interval(f, *data, **kw)
+    except ValueError as e:
+        if "NaN" not in str(e): raise
+        return float(f(*data)), np.nan, np.nan
+
 class Claims:
     """A chapter's claims in the order they are checked; each is recorded under `<chapter>/claims`.
 
@@ -330,7 +388,8 @@ class Claims:
     >>> from unittest import mock
     >>> with tempfile.TemporaryDirectory() as d, mock.patch.dict(os.environ, {"EMBEVAL_RECORD_FILE": f"{d}/r.json"}):
     ...     claims = Claims("demo")
-    ...     _ = claims.interval("gap", "B beats A", 0.3, 0.1, 0.5, paper=0.4, unit="sentence", above=0)
+    ...     _ = claims.interval("gap", "B beats A", 0.3, 0.1, 0.5, paper=0.4, unit="sentence", above=0,
+    ...                         counterexample=(-0.4, -0.1))
     ...     recorded = read_records()["demo/claims"][0]["verdict"]
     >>> claims.frame()[["paper", "ours", "verdict"]], recorded
     (    paper ours verdict
@@ -342,20 +401,31 @@ class Claims:
 
     def add(
             self,
-            key: str,        # the claim's id in the chapter; a key given again replaces its claim
-            statement: str,  # the paper's claim as tested: where it is made, the statistic and the region
+            key: str,                    # the claim's id in the chapter; a key given again replaces its claim
+            statement: str,              # the paper's claim as tested: where it is made, the statistic and the region
             *,
-            paper: Any,      # the paper's number or words; a float is shown to 3 significant digits
-            ours: Any,       # our number or words, shown like `paper`
-            verdict: str,    # 'holds', 'fails', 'undecided' or 'untested'
-            test: str,       # the test that reached the verdict, in words, with its numbers
-            unit: str,       # what the test resamples (the independent unit); not blank
-        ) -> Claim:          # the claim as stored; all claims are recorded again under `<chapter>/claims`
-        "State a claim with a verdict already reached by `test` (described in words, with its numbers) resampling `unit`."
-        check_choice(verdict, "verdict", VERDICTS)
+            paper: Any,                  # the paper's number or words; a float is shown to 3 significant digits
+            ours: Any,                   # our number or words, shown like `paper`
+            verdict: str,                # 'holds', 'fails' or 'undecided', as `test` read it on the data
+            test: str,                   # the test that reached the verdict, in words, with its numbers
+            unit: str,                   # what the test resamples (the independent unit); not blank
+            on_alternative: str | None,  # the verdict the same test reaches on a stated alternative (claim true); None: none
+            on_counterexample: str,      # the verdict the same test reaches on a counterexample (claim false)
+        ) -> Claim:                      # the claim as stored; all claims are recorded again under `<chapter>/claims`
+        """State a claim with a verdict already reached by `test` (described in words, with its numbers) resampling
+        `unit`, and the verdicts the same test reaches on an alternative and on a counterexample: 'untestable' if it
+        cannot reach 'holds' or 'fails' (`check_reach`), refused if it holds on the counterexample."""
+        check_choice(verdict, "verdict", VERDICTS[:3])
         if not str(unit).strip(): raise ValueError(f"claim {key!r}: unit must name what the test resamples")
-        c = Claim(key, statement, _fmt(paper), _fmt(ours), verdict, test, str(unit))
-        self.items[key] = c
+        if on_alternative is None and verdict == "holds": on_alternative = "holds"    # the data show that it can hold
+        if why := check_reach(key, on_alternative, on_counterexample):
+            verdict, test = "untestable", f"{test}; reads {verdict} here, but untestable: {why}"
+        elif on_alternative is None: test = f"{test}; no alternative stated, so its power to hold is not shown"
+        return self._store(Claim(key, statement, _fmt(paper), _fmt(ours), verdict, test, str(unit)))
+
+    def _store(self, c: Claim) -> Claim:
+        "Keep the claim `c` and record all claims again."
+        self.items[c.key] = c
         record(f"{self.chapter}/claims", [vars(x) for x in self.items.values()])
         return c
 
@@ -369,15 +439,20 @@ class Claims:
             *,
             paper: Any,               # the paper's number or words
             unit: str,                # what the interval resamples; not blank
+            counterexample: tuple[float, float],        # (low, high): the same test's interval on data where the claim is false
+            alternative: tuple[float, float] | None = None,  # (low, high): its interval on data where it is true; None: none
             above: float = -np.inf,   # the claimed region's lower end, excluded; -inf: none (above < below)
             below: float = np.inf,    # the claimed region's upper end, excluded; inf: none (one end must be finite)
             test: str = "bootstrap",  # the name of the test that gave [low, high], written before it
             ours: Any = None,         # shown as ours; None: `estimate`
             level: float = 0.95,      # the interval's level, only written in the test text (not checked)
         ) -> Claim:                   # the claim as stored (see `add`)
-        "A claim that a quantity lies in (above, below), decided by its `level` interval [low, high] over `unit`."
+        "A claim that a quantity lies in (above, below), decided by its `level` interval [low, high] over `unit`, and by the same test on the counterexample and alternative."
+        region = dict(above=above, below=below)
         return self.add(key, statement, paper=paper, ours=estimate if ours is None else ours,
-                        verdict=interval_verdict(low, high, above=above, below=below), unit=unit,
+                        verdict=interval_verdict(low, high, **region), unit=unit,
+                        on_alternative=None if alternative is None else interval_verdict(*alternative, **region),
+                        on_counterexample=interval_verdict(*counterexample, **region),
                         test=f"{test}: {100 * level:.4g}% interval [{low:.3g}, {high:.3g}], claim {_region(above, below)}")
 
     def bootstrap(
@@ -390,6 +465,7 @@ class Claims:
             counterexample,          # data shaped like `units` on which the claim is false
             paper: Any,              # the paper's number or words
             unit: str,               # what one row of `units` is (the independent unit); not blank
+            alternative=None,        # data shaped like `units` on which the claim is true; None: none stated
             above: float = -np.inf,  # the claimed region's lower end, excluded; -inf: none (above < below)
             below: float = np.inf,   # the claimed region's upper end, excluded; inf: none (one end must be finite)
             scope: str = "every",    # 'every', 'some' or 'most': how the conditions' verdicts combine
@@ -400,20 +476,24 @@ class Claims:
             paired: bool = True,     # True: the arrays of a tuple are resampled alike; False: each on its own
         ) -> Claim:                  # the claim as stored (see `add`)
         """A claim that `statistic(*units)` lies in (above, below), decided by a percentile bootstrap over the
-        independent units and refused if the statistic cannot fail: on `counterexample` it must land strictly outside
-        the region (`check_can_fail`). A mapping `{condition: statistic}` tests every condition at the
-        Bonferroni-corrected level and combines the verdicts with `scope`."""
-        units = tuple(units) if isinstance(units, tuple) else (units,)
-        cx = tuple(counterexample) if isinstance(counterexample, tuple) else (counterexample,)
+        independent units. The same test (level, resamples, seed, scope) is run on `counterexample` and on
+        `alternative`: refused if the statistic lands inside the region on the counterexample (`check_can_fail`) or
+        the test holds there, 'untestable' if it cannot reach 'fails' there or 'holds' on the alternative
+        (`check_reach`). A mapping `{condition: statistic}` tests every condition at the Bonferroni-corrected level
+        and combines the verdicts with `scope`."""
+        units, cx, alt = _as_data(units), _as_data(counterexample), _as_data(alternative)
         stats_ = dict(statistic) if isinstance(statistic, Mapping) else {"": statistic}
         _region(above, below)
         for name, f in stats_.items(): check_can_fail(f"{key} {name}".strip(), float(f(*cx)), above=above, below=below)
         level = bonferroni_level(len(stats_))
-        runs = {name: bootstrap_interval(f, *units, n_boot=n_boot, seed=seed, level=level, paired=paired)
-                for name, f in stats_.items()}
+        run = lambda data, interval=bootstrap_interval: {
+            name: interval(f, *data, n_boot=n_boot, seed=seed, level=level, paired=paired) for name, f in stats_.items()}
+        reach = lambda data: None if data is None else _combined(run(data, _bootstrap_or_nan), above=above, below=below,
+                                                                 scope=scope)[1]
         n = len(units[0]) if paired else "+".join(str(len(u)) for u in units)
-        return self._decide(key, statement, runs, level=level, scope=scope, above=above, below=below, paper=paper,
-                            unit=unit, ours=ours, test=f"{test + '; ' if test else ''}bootstrap over {n} units ({unit})")
+        return self._decide(key, statement, run(units), level=level, scope=scope, above=above, below=below, paper=paper,
+                            unit=unit, ours=ours, test=f"{test + '; ' if test else ''}bootstrap over {n} units ({unit})",
+                            on_alternative=reach(alt), on_counterexample=reach(cx))
 
     def replicated(
             self,
@@ -425,6 +505,7 @@ class Claims:
             counterexample,           # the statistic on data where the claim is false: a number or {condition: number}
             paper: Any,               # the paper's number or words
             unit: str,                # what the replicates resampled (the independent unit); not blank
+            alternative=None,         # the statistic on data where the claim is true, like `counterexample`; None: none
             above: float = -np.inf,   # the claimed region's lower end, excluded; -inf: none (above < below)
             below: float = np.inf,    # the claimed region's upper end, excluded; inf: none (one end must be finite)
             scope: str = "every",     # 'every', 'some' or 'most': how the conditions' verdicts combine
@@ -432,25 +513,30 @@ class Claims:
             ours: Any = None,         # shown as ours; None: the estimate, or how many conditions lie in the region
         ) -> Claim:                   # the claim as stored (see `add`)
         """As `bootstrap`, from an estimate and its bootstrap replicates computed elsewhere (a fused kernel), one of each
-        per condition; the three arguments are single values or mappings with the same conditions as keys. A condition
-        with NaN replicates (undefined on some resamples) is undecided."""
-        as_map = lambda x: dict(x) if isinstance(x, Mapping) else {"": x}
-        est, reps, cx = as_map(estimates), as_map(replicates), as_map(counterexample)
-        if not est.keys() == reps.keys() == cx.keys():
-            raise ValueError(f"claim {key!r}: estimates, replicates and counterexample need the same conditions")
+        per condition; the arguments are single values or mappings with the same conditions as keys. A condition
+        with NaN replicates (undefined on some resamples) is undecided. The test on the counterexample and the
+        alternative moves the replicates by the difference of the estimates: the same spread, the same level."""
+        as_map = lambda x: None if x is None else dict(x) if isinstance(x, Mapping) else {"": x}
+        est, reps, cx, alt = as_map(estimates), as_map(replicates), as_map(counterexample), as_map(alternative)
+        if not est.keys() == reps.keys() == cx.keys() == (est.keys() if alt is None else alt.keys()):
+            raise ValueError(f"claim {key!r}: estimates, replicates, counterexample and alternative need the same conditions")
         _region(above, below)
         for name in est: check_can_fail(f"{key} {name}".strip(), float(cx[name]), above=above, below=below)
         level = bonferroni_level(len(est))
-        nan_interval = lambda r: np.isnan(np.asarray(r, dtype=np.float64)).any()
-        runs = {name: (float(est[name]), *((np.nan, np.nan) if nan_interval(reps[name]) else
-                                          percentile_interval(reps[name], level=level))) for name in est}
-        return self._decide(key, statement, runs, level=level, scope=scope, above=above, below=below, paper=paper,
-                            unit=unit, ours=ours, test=test)
+        def runs(at, data=True):
+            """The intervals with the replicates moved to the estimates `at` (the data's own: unmoved); NaN replicates
+            make the data's interval NaN, and are left out of a moved one (they only give it its spread)."""
+            r = {name: np.asarray(reps[name], dtype=np.float64).ravel() for name in est}
+            r = {name: x if data else x[~np.isnan(x)] for name, x in r.items()}
+            return {name: (float(at[name]), *((np.nan, np.nan) if np.isnan(x).any() or not x.size else percentile_interval(
+                x + (float(at[name]) - float(est[name])), level=level))) for name, x in r.items()}
+        reach = lambda at: None if at is None else _combined(runs(at, False), above=above, below=below, scope=scope)[1]
+        return self._decide(key, statement, runs(est), level=level, scope=scope, above=above, below=below, paper=paper,
+                            unit=unit, ours=ours, test=test, on_alternative=reach(alt), on_counterexample=reach(cx))
 
-    def _decide(self, key, statement, runs, *, level, scope, above, below, paper, unit, ours, test) -> Claim:
-        "Record the claim decided by the intervals `runs` {condition: (estimate, low, high)} taken at `level`."
-        verdicts = ["undecided" if np.isnan(lo) else interval_verdict(lo, hi, above=above, below=below)
-                    for _, lo, hi in runs.values()]
+    def _decide(self, key, statement, runs, *, level, scope, above, below, paper, unit, ours, test, **reach) -> Claim:
+        "Record the claim decided by the intervals `runs` {condition: (estimate, low, high)} taken at `level`; `reach` as `add` takes it."
+        verdicts, verdict = _combined(runs, above=above, below=below, scope=scope)
         if len(runs) == 1:
             (est, lo, hi), = runs.values()
             detail = f"95% interval [{lo:.3g}, {hi:.3g}]"
@@ -458,9 +544,8 @@ class Claims:
             est = f"{verdicts.count('holds')} of {len(runs)} conditions in the region, {verdicts.count('fails')} outside"
             detail = (f"{scope} of {len(runs)} conditions, each at the Bonferroni level {100 * level:.3g}%: "
                       + "; ".join(f"{n} {e:.3g} [{lo:.3g}, {hi:.3g}]" for n, (e, lo, hi) in runs.items()))
-        return self.add(key, statement, paper=paper, ours=est if ours is None else ours, unit=unit,
-                        verdict=combined_verdict(verdicts, scope=scope),
-                        test=f"{test}: {detail}, claim {_region(above, below)}")
+        return self.add(key, statement, paper=paper, ours=est if ours is None else ours, unit=unit, verdict=verdict,
+                        test=f"{test}: {detail}, claim {_region(above, below)}", **reach)
 
     def paired_errors(
             self,
@@ -470,20 +555,25 @@ class Claims:
             correct_b,                # (N,) bool: whether B is right on the same items, in the same order
             *,
             paper: Any,               # the paper's number or words
+            counterexample: tuple,    # (correct_a, correct_b) on items where the claim is false, shaped like the data
+            alternative: tuple | None = None,  # (correct_a, correct_b) on items where it is true; None: none stated
             claim: str = "a_better",  # 'a_better' (A's error rate lower), 'b_better' or 'equal' (within margin)
             margin: float = 0.0,      # 'equal' only: |error-rate difference| < margin, a fraction (0.01: 1 point)
             unit: str = "test item",  # what one item is; not blank
         ) -> Claim:                   # the claim as stored (see `add`), decided by `mcnemar_exact`'s 95% interval
-        "A claim comparing classifiers A and B on the same items (`unit`): 'a_better', 'b_better' or 'equal' (within `margin`)."
-        r = mcnemar_exact(correct_a, correct_b)
+        """A claim comparing classifiers A and B on the same items (`unit`): 'a_better', 'b_better' or 'equal' (within
+        `margin`); the same test on `counterexample` and `alternative` shows which verdicts it can reach."""
         region = {"a_better": dict(below=0.0), "b_better": dict(above=0.0),
                   "equal": dict(above=-margin, below=margin)}[check_choice(claim, "claim", ("a_better", "b_better", "equal"))]
+        verdict_of = lambda pair: None if pair is None else (lambda r: interval_verdict(r.low, r.high, **region))(mcnemar_exact(*pair))
+        r = mcnemar_exact(correct_a, correct_b)
         test = (f"{r.n_items} paired items: {r.errors_a} vs {r.errors_b} errors, {r.only_a_wrong}/{r.only_b_wrong} "
                 f"discordant, exact McNemar p = {r.p_value:.3g}; error difference {100 * r.difference:+.2f} points, "
                 f"Newcombe 95% interval [{100 * r.low:+.2f}, {100 * r.high:+.2f}]")
         return self.add(key, statement, paper=paper, ours=f"{100 * r.errors_a / r.n_items:.2f} vs "
-                        f"{100 * r.errors_b / r.n_items:.2f} % error",
-                        verdict=interval_verdict(r.low, r.high, **region), test=test, unit=unit)
+                        f"{100 * r.errors_b / r.n_items:.2f} % error", unit=unit, test=test,
+                        verdict=interval_verdict(r.low, r.high, **region),
+                        on_alternative=verdict_of(alternative), on_counterexample=verdict_of(counterexample))
 
     def untested(
             self,
@@ -495,7 +585,7 @@ class Claims:
         ) -> Claim:          # the claim as stored, verdict 'untested' (see `add`)
         "A claim that cannot be tested here, with the reason `why` (models or data that cannot be had)."
         if not str(why).strip(): raise ValueError(f"claim {key!r}: why must say why the claim cannot be tested here")
-        return self.add(key, statement, paper=paper, ours="-", verdict="untested", test=f"not tested here: {why}", unit="-")
+        return self._store(Claim(key, statement, _fmt(paper), "-", "untested", f"not tested here: {why}", "-"))
 
     def frame(self) -> "pd.DataFrame":
         "The claims as a DataFrame indexed by key: statement, paper, ours, verdict, test, unit."
@@ -510,7 +600,7 @@ class Claims:
                                               "text-align: left"},
                 {"selector": "", "props": "table-layout: auto; width: 100%"}]
         colour = {"holds": "color: #1a7f37", "fails": "color: #cf222e", "undecided": "color: #9a6700",
-                  "untested": "color: #6e7781"}
+                  "untested": "color: #6e7781", "untestable": "color: #6e7781"}
         frame = self.frame().drop(columns="unit")
         frame = frame.loc[list(keys)] if keys else frame
         optional_import("jinja2", "book")                  # pandas' Styler renders through jinja2

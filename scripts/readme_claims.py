@@ -18,7 +18,7 @@ import argparse, json, sys
 from pathlib import Path
 
 import book  # scripts/book.py: the book's registry (book.yml) and where its records are
-from embeval_nb.stats import VERDICTS
+from embeval_nb.core import CLAIM_VERDICTS
 
 ROOT = book.ROOT
 START, END = "<!-- wmd-claims:start (scripts/readme_claims.py writes this block) -->", "<!-- wmd-claims:end -->"
@@ -39,9 +39,10 @@ def block(records: Path) -> str:
     for d in present:
         run = _run(d, records)
         scales[d] = run["wmd/setup"]["scale"]
-        n = {v: sum(c["verdict"] == v for c in run["wmd/claims"]) for v in VERDICTS}
-        per_set.append(f"{d} {n['holds']} / {n['fails']} / {n['undecided']}" + (f" / {n['untested']}" if n["untested"] else ""))
-    total = {v: sum(c["verdict"] == v for c in claims) for v in VERDICTS}
+        n = {v: sum(c["verdict"] == v for c in run["wmd/claims"]) for v in CLAIM_VERDICTS}
+        per_set.append(f"{d} {n['holds']} / {n['fails']} / {n['undecided']}" + (f" / {n['untested']}" if n["untested"] else "")
+                       + (f" (+{n['untestable']} untestable)" if n["untestable"] else ""))
+    total = {v: sum(c["verdict"] == v for c in claims) for v in CLAIM_VERDICTS}
     lines = [START, "| data set | splits | training docs | test docs | BOW (L1/L1) error % (paper) | WMD error % (paper) | minutes |",
              "|---|---|---|---|---|---|---|"]
     for d in present:
@@ -51,7 +52,8 @@ def block(records: Path) -> str:
              f"Claims and verdicts as the book shows them ({', '.join(sorted(set(scales.values())))} scale, "
              f"{len(present)} data sets). Per data set, holds / fails / undecided (/ untested): {'; '.join(per_set)}. "
              f"Across the data sets {total['holds']} of the {len(claims)} claims tested hold, {total['fails']} fail, "
-             f"{total['undecided']} are undecided and {total['untested']} cannot be tested here (a claim about the "
+             f"{total['undecided']} are undecided, {total['untested']} cannot be tested here and {total['untestable']} "
+             "have a test that cannot reach one of the verdicts it might report (a claim about the "
              "average over data sets by a pooled bootstrap resampling within each data set, a claim about every data "
              "set by one test over all data sets and rivals at the Bonferroni-corrected level; each data set's page "
              "decides only the claims about that data set):",
@@ -67,13 +69,14 @@ def block(records: Path) -> str:
 
 def counts_block(records: Path) -> str:
     "The README block of verdict counts: one row per chapter, from that chapter's records."
-    lines = [COUNTS_START, "| chapter | claims | holds | fails | undecided | untested |", "|---|---|---|---|---|---|"]
+    lines = [COUNTS_START, "| chapter | claims | holds | fails | undecided | untested | untestable |",
+             "|---|---|---|---|---|---|---|"]
     for part in book.chapters():
         chapter, (stem, key) = part["chapter"], part["claims"]
         path = records / f"{stem}.json"
         if not path.is_file(): raise FileNotFoundError(f"{path} is missing: build the book first (make book)")
         claims = json.loads(path.read_text())[key]
-        n = [sum(c["verdict"] == v for c in claims) for v in VERDICTS]
+        n = [sum(c["verdict"] == v for c in claims) for v in CLAIM_VERDICTS]
         lines.append(f"| {chapter} | {len(claims)} | " + " | ".join(map(str, n)) + " |")
     return "\n".join(lines + [COUNTS_END])
 

@@ -107,13 +107,15 @@ def test_claims_records_and_rejects_unknown_verdicts(tmp_path, monkeypatch):
     monkeypatch.setenv("EMBEVAL_RECORD_FILE", str(tmp_path / "r.json"))
     cl = Claims("demo")
     a = np.array([True] * 95 + [False] * 5); b = np.array([True] * 60 + [False] * 40)
-    c = cl.paired_errors("a-better", "A beats B", a, b, paper="5 vs 40")
+    c = cl.paired_errors("a-better", "A beats B", a, b, paper="5 vs 40", counterexample=(b, a))
     assert c.verdict == "holds" and "100 paired items" in c.test and "Newcombe 95% interval" in c.test
-    assert cl.paired_errors("b-better", "B beats A", a, b, paper="", claim="b_better").verdict == "fails"
-    cl.interval("r", "r > 0.5", 0.6, 0.4, 0.8, paper=0.9, above=0.5, unit="query")
-    cl.add("text", "qualitative", paper="yes", ours="no", verdict="fails", test="read off Figure 2", unit="figure")
+    assert cl.paired_errors("b-better", "B beats A", a, b, paper="", claim="b_better", counterexample=(a, b)).verdict == "fails"
+    cl.interval("r", "r > 0.5", 0.6, 0.4, 0.8, paper=0.9, above=0.5, unit="query", counterexample=(0.1, 0.3),
+                alternative=(0.7, 0.9))
+    cl.add("text", "qualitative", paper="yes", ours="no", verdict="fails", test="read off Figure 2", unit="figure",
+           on_alternative="holds", on_counterexample="fails")
     with pytest.raises(ValueError, match="verdict must be one of"):
-        cl.add("x", "s", paper=1, ours=1, verdict="true", test="", unit="u")
+        cl.add("x", "s", paper=1, ours=1, verdict="true", test="", unit="u", on_alternative="holds", on_counterexample="fails")
     recs = read_records()["demo/claims"]
     assert [r["key"] for r in recs] == ["a-better", "b-better", "r", "text"]
     assert recs[2]["verdict"] == "undecided" and recs[2]["paper"] == "0.9"
@@ -173,6 +175,91 @@ def test_a_statistic_bounded_to_the_claimed_side_is_refused(tmp_path, monkeypatc
     assert "fall" not in cl.items
 
 
+
+# --- a claim's test must be able to come out otherwise ------------------------------------------------
+
+def test_a_test_without_power_is_untestable(tmp_path, monkeypatch):
+    """Seven units at the Bonferroni level over 14 metrics: the Clopper-Pearson interval of a share is [0.405, 1]
+    at 7 of 7 and [0, 0.595] at 0 of 7, so "share > 1/2" can neither hold nor fail: the claim is untestable, kept
+    with what its test read, and counted apart from the undecided ones."""
+    from embeval_nb.core import CLAIM_VERDICTS
+    from embeval_nb.stats import VERDICTS, bonferroni_level, interval_verdict, proportion_interval
+    cl = _claims(tmp_path, monkeypatch)
+    cp = lambda k, n, m: interval_verdict(*proportion_interval(k, n, level=bonferroni_level(m)), above=0.5)
+    c = cl.add("share", "share > 1/2", paper="-", ours="6/7", verdict=cp(6, 7, 14), test="Clopper-Pearson", unit="sample",
+               on_alternative=cp(7, 7, 14), on_counterexample=cp(0, 7, 14))
+    assert c.verdict == "untestable" and "reads undecided here" in c.test and "cannot reach 'holds' or 'fails'" in c.test
+    c = cl.add("share", "share > 1/2", paper="-", ours="6/7", verdict=cp(6, 7, 1), test="Clopper-Pearson", unit="sample",
+               on_alternative=cp(7, 7, 1), on_counterexample=cp(0, 7, 1))
+    assert c.verdict == "undecided" and "untestable" not in c.test   # at 95% seven of seven decide: a real 'undecided'
+    assert "untestable" in CLAIM_VERDICTS and [v for v in CLAIM_VERDICTS if v != "untestable"] == list(VERDICTS)
+
+
+def test_the_same_bootstrap_runs_on_the_alternative_and_the_counterexample(tmp_path, monkeypatch):
+    "The alternative and the counterexample are tested with the claim's own resamples, level and scope."
+    cl, rng = _claims(tmp_path, monkeypatch), np.random.default_rng(5)
+    x = rng.normal(0.05, 1, 20)
+    ok = cl.bootstrap("m", "mean > 0", np.mean, x, counterexample=x - 3, alternative=x + 3, paper="-", unit="run",
+                      above=0, n_boot=300)
+    assert ok.verdict == "undecided" and "untestable" not in ok.test and "power" not in ok.test
+    weak = cl.bootstrap("m", "mean > 0", np.mean, x, counterexample=x - 3, alternative=x + 0.1, paper="-", unit="run",
+                        above=0, n_boot=300)
+    assert weak.verdict == "untestable" and "'undecided' on its alternative" in weak.test and "'fails'" not in weak.test
+    near = cl.bootstrap("m", "mean > 0", np.mean, x, counterexample=x - 0.2, alternative=x + 3, paper="-", unit="run",
+                        above=0, n_boot=300)
+    assert near.verdict == "untestable" and "cannot reach 'fails'" in near.test
+    stats = {f"c{j}": (lambda X, j=j: X[:, j].mean()) for j in range(14)}     # 14 conditions of 7 units: Bonferroni
+    X = rng.normal(1, 1, (7, 14))
+    c = cl.bootstrap("all", "every mean > 0", stats, X, counterexample=X - X.mean(0) - 0.3, alternative=X + 2, paper="-",
+                     unit="sample", above=0, n_boot=300)
+    assert c.verdict == "untestable" and "cannot reach 'fails'" in c.test   # 'every': fails needs a decided condition
+
+
+def test_without_an_alternative_the_row_says_so(tmp_path, monkeypatch):
+    "A claim that holds shows by itself that its test can hold; any other says that its power to hold is not shown."
+    cl, rng = _claims(tmp_path, monkeypatch), np.random.default_rng(6)
+    x = rng.normal(1, 1, 50)
+    assert "power" not in cl.bootstrap("m", "mean > 0", np.mean, x, counterexample=-x, paper="-", unit="run", above=0,
+                                       n_boot=300).test
+    c = cl.bootstrap("m", "mean < 0", np.mean, x, counterexample=x + 3, paper="-", unit="run", below=0, n_boot=300)
+    assert c.verdict == "fails" and c.test.endswith("no alternative stated, so its power to hold is not shown")
+
+
+@pytest.mark.parametrize("plain, corrected, expected", [
+    (["holds", "holds"], ["undecided", "undecided"], "holds"),      # every condition at 95%: no correction to hold
+    (["holds", "fails"], ["holds", "undecided"], "undecided"),      # one fails at 95% only: chance among many
+    (["holds", "fails"], ["undecided", "fails"], "fails"),          # one fails at the corrected level
+    (["holds", "undecided"], ["undecided", "undecided"], "undecided"), ([], [], "undecided")])
+def test_every_condition_is_an_intersection_union_test(plain, corrected, expected):
+    from embeval_nb.core import every_verdict
+    assert every_verdict(plain, corrected) == expected
+
+
+def test_every_verdict_needs_one_reading_per_condition():
+    from embeval_nb.core import every_verdict
+    with pytest.raises(ValueError, match="one verdict per condition, got 2 and 1"):
+        every_verdict(["holds", "holds"], ["holds"])
+
+def test_a_test_that_holds_on_its_counterexample_is_refused(tmp_path, monkeypatch):
+    "Where the claim is false its own test must not read 'holds': every method refuses it, before recording."
+    cl = _claims(tmp_path, monkeypatch)
+    with pytest.raises(ValueError, match="its own test reads 'holds'"):
+        cl.add("a", "a", paper="-", ours="-", verdict="holds", test="t", unit="u", on_alternative="holds",
+               on_counterexample="holds")
+    with pytest.raises(ValueError, match="its own test reads 'holds'"):
+        cl.interval("b", "b > 0", 0.3, 0.1, 0.5, paper="-", unit="u", above=0, counterexample=(0.05, 0.2))
+    biased = np.random.default_rng(7).normal(0.3, 0.01, 500)        # replicates far from a biased estimate
+    with pytest.raises(ValueError, match="its own test reads 'holds'"):
+        cl.replicated("c", "c > -0.1", 0.1, biased, counterexample=-0.2, paper="-", unit="word", above=-0.1)
+    a = np.array([True] * 95 + [False] * 5); b = np.array([True] * 60 + [False] * 40)
+    with pytest.raises(ValueError, match="its own test reads 'holds'"):
+        cl.paired_errors("d", "A beats B", a, b, paper="-", counterexample=(a, b))
+    with pytest.raises(ValueError, match="on_counterexample must be one of"):
+        cl.add("e", "e", paper="-", ours="-", verdict="holds", test="t", unit="u", on_alternative="holds",
+               on_counterexample="untested")
+    assert not cl.items
+
+
 @pytest.mark.parametrize("scope, expected", [("every", "fails"), ("some", "holds")])
 def test_conditions_are_combined_at_the_bonferroni_level(tmp_path, monkeypatch, scope, expected):
     cl, rng = _claims(tmp_path, monkeypatch), np.random.default_rng(1)
@@ -195,9 +282,9 @@ def test_bonferroni_widens_each_interval():
 def test_every_claim_names_its_unit_and_region(tmp_path, monkeypatch):
     cl = _claims(tmp_path, monkeypatch)
     with pytest.raises(TypeError, match="unit"):
-        cl.interval("r", "r > 0.5", 0.6, 0.55, 0.7, paper=0.9, above=0.5)
+        cl.interval("r", "r > 0.5", 0.6, 0.55, 0.7, paper=0.9, above=0.5, counterexample=(0.1, 0.2))
     with pytest.raises(ValueError, match="above < below"):
-        cl.interval("r", "r > 0.5", 0.6, 0.55, 0.7, paper=0.9, above=0.5, below=0.5, unit="q")
+        cl.interval("r", "r > 0.5", 0.6, 0.55, 0.7, paper=0.9, above=0.5, below=0.5, unit="q", counterexample=(0.1, 0.2))
     with pytest.raises(ValueError, match="why must say"):
         cl.untested("u", "u", paper="-", why="")
     assert cl.untested("u", "u", paper="0.3", why="no model").verdict == "untested"
@@ -209,7 +296,7 @@ def test_paper_account_checks_the_claims_against_the_account(tmp_path, monkeypat
         "item | paper says | status | where | claims\nTable 1 | sizes | reproduced | 1. Data | -\n"
         "Figure 2 | x rises | substitute | 2. The rise (Figure 2) | rises\nTable 9 | recipe | not here | - data missing | -")})
     cl = _claims(tmp_path, monkeypatch)
-    cl.interval("rises", "x rises", 0.3, 0.1, 0.5, paper="-", above=0, unit="run")
+    cl.interval("rises", "x rises", 0.3, 0.1, 0.5, paper="-", above=0, unit="run", counterexample=(-0.5, -0.1))
     html = paper_account("demo", cl).to_html()
     assert 'href="#the-rise-figure-2"' in html and "rises (holds)" in html and "- data missing" in html
     cl.untested("other", "other", paper="-", why="no model")

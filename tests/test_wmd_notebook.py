@@ -134,7 +134,7 @@ def test_claims_recorded(smoke):
     claims = smoke["wmd/claims"]
     assert sorted(c["key"] for c in claims) == sorted(CLAIMS)
     for c in claims:
-        assert c["verdict"] in ("holds", "fails", "undecided") and c["statement"] and c["paper"] and c["ours"] and c["unit"]
+        assert c["verdict"] in ("holds", "fails", "undecided", "untestable") and c["statement"] and c["paper"] and c["ours"] and c["unit"]
         assert c["test"].startswith("bootstrap over") and ("95% interval" in c["test"] or "Bonferroni level" in c["test"])
         assert c["statement"].startswith("On Reuters")
     by_key = {c["key"]: c for c in claims}
@@ -195,7 +195,7 @@ def test_claims_across_data_sets_match_the_grid(smoke_runs, tables):
             own = {c["key"]: c["verdict"] for c in smoke_runs[d]["wmd/claims"]}
             assert v == own.get(key, "-"), (key, d)
     for c in across.values():
-        assert c["verdict"] in ("holds", "fails", "undecided", "untested") and c["unit"]
+        assert c["verdict"] in ("holds", "fails", "undecided", "untested", "untestable") and c["unit"]
         if c["verdict"] == "untested":
             assert c["test"].startswith("not tested here: ") and c["statement"].endswith("[not tested here]")
         else:
@@ -210,7 +210,7 @@ def test_claims_across_data_sets_match_the_grid(smoke_runs, tables):
     assert float(across["tfidf-beats-wmd"]["ours"]) == pytest.approx(rel["TF-IDF (L1/L1)"] - rel["WMD"], abs=5e-3)
     text = tables["wmd/tables/conclusions"]
     f = [c["verdict"] for c in across.values()]
-    tested = len(f) - f.count("untested")
+    tested = len(f) - f.count("untested") - f.count("untestable")
     assert f"{f.count('holds')} of the {tested} claims tested hold, {f.count('fails')} fail" in text
 
 
@@ -220,9 +220,9 @@ def test_tables_notebook_without_any_records(run_notebook):
 
 
 def _records_with_every_chapter(tmp_path):
-    "The smoke wmd records, plus a claims record for each other chapter (two holds, one untested)."
+    "The smoke wmd records, plus a claims record for each other chapter (two holds, one untested, one untestable)."
     records = tmp_path / "records"; shutil.copytree(book.records_dir("smoke"), records, dirs_exist_ok=True)
-    claims = [{"key": k, "verdict": v} for k, v in (("a", "holds"), ("b", "holds"), ("c", "untested"))]
+    claims = [{"key": k, "verdict": v} for k, v in (("a", "holds"), ("b", "holds"), ("c", "untested"), ("d", "untestable"))]
     for part in book.chapters():
         (stem, key) = part["claims"]
         if part["chapter"] != "wmd": (records / f"{stem}.json").write_text(json.dumps({key: claims}))
@@ -232,7 +232,7 @@ def _records_with_every_chapter(tmp_path):
 def test_readme_counts_block_counts_every_verdict(tables, tmp_path):
     records = _records_with_every_chapter(tmp_path)
     block = readme_claims.counts_block(records)
-    assert "| crossmatch | 3 | 2 | 0 | 0 | 1 |" in block and "| retrofit | 3 | 2 | 0 | 0 | 1 |" in block
+    assert "| crossmatch | 4 | 2 | 0 | 0 | 1 | 1 |" in block and "| retrofit | 4 | 2 | 0 | 0 | 1 | 1 |" in block
     wmd = [c["verdict"] for c in tables["wmd/tables/claims"]]
     assert f"| wmd | {len(wmd)} | {wmd.count('holds')} | {wmd.count('fails')} |" in block
     (records / "n2o.json").unlink()
