@@ -119,7 +119,7 @@ def paper_block(records: Path, paper_records: Path) -> str:
             was = _claims_of(records / f"{stem[:-len(book.PAPER)]}.json", chapter) or {}
             changed = [k for k in now if k in was and was[k]["verdict"] != now[k]["verdict"]]
             title = book.page_titles({f"{page}{book.PAPER}"})[f"{page}{book.PAPER}"]
-            counts = ", ".join(f"{sum(c['verdict'] == v for c in now.values())} {v}" for v in VERDICTS)
+            counts = ", ".join(f"{sum(c['verdict'] == v for c in now.values())} {v}" for v in CLAIM_VERDICTS)
             lines += [f"{title}: {len(changed)} of {len(now)} verdicts change from the book's scale ({counts})"
                       + (":" if changed else "."), ""]
             lines += [f"- {now[k]['statement']}: {was[k]['verdict']} at book scale ({was[k]['test']}), "
