@@ -5,6 +5,7 @@
 # %% ../nbs/stats.ipynb #c002
 from __future__ import annotations
 import math
+import warnings
 from dataclasses import dataclass
 from typing import Callable, Iterable, Mapping
 
@@ -13,23 +14,33 @@ import numpy as np
 from .checks import check_choice, check_int, check_real, check_rows, make_rng
 
 # %% auto #0
-__all__ = ['VERDICTS', 'percentile_interval', 'bootstrap_interval', 'resample_counts', 'StratifiedBootstrap', 'PairedErrors',
-           'mcnemar_exact', 'permutation_p_value', 'permutation_test', 'proportion_interval', 'interval_verdict',
-           'combined_verdict', 'bonferroni_level', 'split_units']
+__all__ = ['VERDICTS', 'percentile_interval', 'ResampleWarning', 'resamples_needed', 'bootstrap_interval', 'resample_counts',
+           'StratifiedBootstrap', 'PairedErrors', 'mcnemar_exact', 'permutation_p_value', 'permutation_test',
+           'proportion_interval', 'interval_verdict', 'combined_verdict', 'bonferroni_level', 'split_units']
 
 # %% ../nbs/stats.ipynb #c005
 def percentile_interval(replicates, *, level: float = 0.95) -> tuple[float, float]:
-    """`(low, high)`: the `level` percentile interval of bootstrap `replicates`; ValueError if any is NaN.
+    """`(low, high)`: the `level` percentile interval of bootstrap `replicates`; ValueError if any is NaN, `ResampleWarning` if fewer than `resamples_needed(level)`.
 
-    >>> low, high = percentile_interval(np.arange(101.))
+    >>> low, high = percentile_interval(np.arange(1001.))
     >>> round(low, 4), round(high, 4)
-    (2.5, 97.5)
+    (25.0, 975.0)
     """
-    r = np.asarray(replicates, dtype=np.float64).ravel()
     level = check_real(level, "level", low=0, high=1, low_open=True, high_open=True)
+    r = _replicates(replicates)
+    _warn_if_few(r.size, level)
+    return _percentile_ends(r, level)
+
+def _replicates(replicates) -> np.ndarray:
+    "The replicates as a flat float64 array; ValueError if there are none or some are NaN."
+    r = np.asarray(replicates, dtype=np.float64).ravel()
     if r.size == 0: raise ValueError("no bootstrap replicates")
     if (nan := int(np.isnan(r).sum())):
         raise ValueError(f"{nan} of {r.size} bootstrap replicates are NaN: the statistic is undefined on some resamples")
+    return r
+
+def _percentile_ends(r: np.ndarray, level: float) -> tuple[float, float]:
+    "The linear-interpolation (1 -/+ level) / 2 quantiles of the replicates `r : (B,)`, infinite neighbours as below."
     q = [(1 - level) / 2, (1 + level) / 2]
     with np.errstate(invalid="ignore"): ends = np.quantile(r, q)
     if np.isnan(ends).any(): ends = [_quantile_at_infinity(np.sort(r), p) for p in q]
@@ -44,6 +55,36 @@ def _quantile_at_infinity(s: np.ndarray, p: float) -> float:
     if b == np.inf: return np.inf
     return float(a + (b - a) * t)
 
+# %% ../nbs/stats.ipynb #c005r2
+class ResampleWarning(UserWarning):
+    """Too few bootstrap replicates for an interval's level (fewer than `resamples_needed(level)`): its ends rest on a few extreme replicates.
+
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always"); _ = percentile_interval(np.arange(100.))
+    >>> caught[0].category.__name__
+    'ResampleWarning'
+    """
+
+def resamples_needed(level: float = 0.95,  # the interval's level, in (0, 1)
+                     *,
+                     beyond: int = 25,     # replicates that must lie beyond each end, >= 1
+                    ) -> int:              # the smallest B with B (1 - level) / 2 >= beyond
+    """The number of bootstrap resamples that leaves at least `beyond` replicates beyond each end of a `level` percentile interval.
+
+    >>> resamples_needed(0.95), resamples_needed(1 - 0.05 / 14), resamples_needed(1 - 0.05 / 35)
+    (1000, 14000, 35000)
+    """
+    level = check_real(level, "level", low=0, high=1, low_open=True, high_open=True)
+    beyond = check_int(beyond, "beyond", low=1)
+    return math.ceil(2 * beyond / (1 - level) * (1 - 1e-12))   # the factor absorbs the rounding of 1 - level
+
+def _warn_if_few(n_boot: int, level: float) -> None:
+    "A ResampleWarning, pointed at the caller of the public function, if `n_boot` replicates are too few for `level`."
+    if n_boot < (need := resamples_needed(level)):
+        warnings.warn(f"{n_boot} bootstrap replicates leave {n_boot * (1 - level) / 2:.3g} beyond each end of a "
+                      f"{100 * level:.4g}% interval, fewer than 25: its ends rest on a few extreme replicates; "
+                      f"resamples_needed({level:.6g}) = {need}", ResampleWarning, stacklevel=3)
+
 # %% ../nbs/stats.ipynb #c005s1
 def _check_samples(samples, paired: bool) -> list[np.ndarray]:
     "The samples as arrays: at least one, none empty, of one length if `paired`."
@@ -55,7 +96,7 @@ def _check_samples(samples, paired: bool) -> list[np.ndarray]:
 
 def bootstrap_interval(stat: Callable,        # stat(*samples) -> a number; must not be NaN on any resample
                        *samples,              # one or more arrays, one independent unit per row (axis 0), none empty
-                       n_boot: int = 2000,    # bootstrap resamples, >= 1
+                       n_boot: int = 2000,    # bootstrap resamples, >= 1 (ResampleWarning below resamples_needed(level))
                        level: float = 0.95,   # the interval's level, in (0, 1)
                        seed=0,                # seed of the resamples, as `make_rng` takes it; None: fresh entropy
                        paired: bool = True,   # True: one draw of rows for all samples (one length); False: each alone
@@ -63,12 +104,14 @@ def bootstrap_interval(stat: Callable,        # stat(*samples) -> a number; must
     """`(estimate, low, high)`: `stat(*samples)` and its percentile-bootstrap interval (rows resampled alike if `paired`).
     Unlike `scipy.stats.bootstrap` (BCa, 9999 resamples, unseeded), the interval is the plain percentile one, from 2000 resamples seeded with 0.
 
-    >>> est, low, high = bootstrap_interval(np.mean, np.arange(10.), n_boot=200)
+    >>> est, low, high = bootstrap_interval(np.mean, np.arange(10.), n_boot=1000)
     >>> round(est, 4), round(low, 4), round(high, 4)
-    (4.5, 2.9, 6.4)
+    (4.5, 2.7, 6.4)
     """
     samples = _check_samples(samples, paired)
     n_boot = check_int(n_boot, "n_boot", low=1)
+    level = check_real(level, "level", low=0, high=1, low_open=True, high_open=True)
+    _warn_if_few(n_boot, level)
     rng = make_rng(seed)
     stats = np.empty(n_boot)
     for r in range(n_boot):
@@ -77,7 +120,7 @@ def bootstrap_interval(stat: Callable,        # stat(*samples) -> a number; must
             stats[r] = stat(*(s[idx] for s in samples))
         else:
             stats[r] = stat(*(s[rng.integers(0, len(s), len(s))] for s in samples))
-    return (float(stat(*samples)), *percentile_interval(stats, level=level))
+    return (float(stat(*samples)), *_percentile_ends(_replicates(stats), level))
 
 # %% ../nbs/stats.ipynb #c005s2
 def resample_counts(n: int, n_boot: int, *, seed=0) -> np.ndarray:

@@ -1,17 +1,23 @@
 """stats: percentile intervals against numpy's percentiles (and linear interpolation by hand where replicates are
-infinite), the bootstrap's repeatability and coverage, resample counts and stratified means against direct loops,
+infinite), the bootstrap's repeatability and coverage, resample counts and stratified means against direct loops, the resamples a level needs,
 the exact McNemar test against scipy and Newcombe's interval against his published Table III and
 Fagerland et al.'s worked example, Clopper-Pearson intervals against scipy and against the binomial tails they invert, and
 every branch of the verdict rules."""
+import contextlib
 import math
+import warnings
 
 import numpy as np
 import pytest
 
 from embeval_nb.checks import make_rng
-from embeval_nb.stats import (PairedErrors, StratifiedBootstrap, VERDICTS, bootstrap_interval, combined_verdict,
-                              interval_verdict, mcnemar_exact, _newcombe_paired, _paired_phi, percentile_interval,
-                              permutation_p_value, permutation_test, proportion_interval, resample_counts)
+from embeval_nb.stats import (PairedErrors, ResampleWarning, StratifiedBootstrap, VERDICTS, bonferroni_level,
+                              bootstrap_interval, combined_verdict, interval_verdict, mcnemar_exact, _newcombe_paired,
+                              _paired_phi, percentile_interval, permutation_p_value, permutation_test,
+                              proportion_interval, resample_counts, resamples_needed)
+
+# Most tests below use few replicates on purpose; the tests of resamples_needed check the warning itself.
+pytestmark = pytest.mark.filterwarnings("ignore::embeval_nb.stats.ResampleWarning")
 
 
 # --- moved from test_core.py ------------------------------------------------------------------------
@@ -637,6 +643,54 @@ def test_newcombe_interval_edge_cases():
 def proportion_confint_wilson(k, n):
     from statsmodels.stats.proportion import proportion_confint
     return proportion_confint(k, n, method="wilson")
+
+
+# --- how many resamples -----------------------------------------------------------------------------------------
+
+@contextlib.contextmanager
+def _error_on(category):
+    "A context in which warnings of `category` are errors."
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", category)
+        yield
+
+
+@pytest.mark.parametrize("level,beyond,expected", [(0.95, 25, 1000), (0.9, 25, 500), (1 - 0.05 / 14, 25, 14000),
+                                                   (1 - 0.05 / 35, 25, 35000), (0.95, 1, 40), (0.99, 10, 2000), (0.5, 3, 12)])
+def test_resamples_needed_leaves_beyond_replicates_past_each_end(level, beyond, expected):
+    "The smallest B with B (1 - level) / 2 >= beyond; with B distinct replicates at least `beyond` lie past each end."
+    B = resamples_needed(level, beyond=beyond)
+    assert B == expected and type(B) is int
+    r = make_rng(B).permutation(B).astype(float)
+    lo, hi = percentile_interval(r, level=level)
+    assert (r < lo).sum() >= beyond and (r > hi).sum() >= beyond
+    if beyond == 25:                                                            # the warning's threshold
+        with _error_on(ResampleWarning):
+            percentile_interval(r, level=level)
+        with pytest.warns(ResampleWarning):                                     # one fewer: too few
+            percentile_interval(r[1:], level=level)
+
+
+def test_percentile_and_bootstrap_intervals_warn_when_resamples_are_too_few():
+    x = make_rng(0).normal(size=30)
+    with pytest.warns(ResampleWarning, match=r"^2000 bootstrap replicates leave 1.43 beyond each end of a 99.86% "
+                                              r"interval, fewer than 25.*resamples_needed\(0.998571\) = 35000$"):
+        bootstrap_interval(np.mean, x, n_boot=2000, level=bonferroni_level(35))
+    with pytest.warns(ResampleWarning, match="^999 bootstrap replicates"):
+        percentile_interval(np.arange(999.))
+    with pytest.warns(ResampleWarning) as caught:                                # pointed at the caller, once
+        bootstrap_interval(np.mean, x, n_boot=100)
+    assert len(caught) == 1 and caught[0].filename == __file__
+    with _error_on(ResampleWarning):                                             # enough: silent
+        bootstrap_interval(np.mean, x, n_boot=1000)
+        percentile_interval(np.arange(14000.), level=bonferroni_level(14))
+    for bad, error in [(0, ValueError), (2.5, TypeError)]:
+        with pytest.raises(error, match="^beyond must be an integer"):
+            resamples_needed(0.95, beyond=bad)
+    with pytest.raises(ValueError, match=r"^level must be a number in \(0, 1\)"):
+        resamples_needed(1.0)
+    with pytest.raises(ValueError, match=r"^level must be a number in \(0, 1\)"):   # checked before the warning
+        bootstrap_interval(np.mean, x, level=1.5)
 
 
 # --- StratifiedBootstrap: a resample without the chosen items ------------------------------------------------------
