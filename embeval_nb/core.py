@@ -15,7 +15,7 @@ from tqdm import tqdm  # plain text bars: tqdm.auto needs ipywidgets in notebook
 from .cache import atomic_write, locked
 from .checks import check_choice, check_n_jobs
 from .stats import (VERDICTS, bonferroni_level, bootstrap_interval, combined_verdict, interval_verdict,
-                             mcnemar_exact, percentile_interval)
+                             mcnemar_exact, mean_interval, percentile_interval, resamples_needed)
 
 # %% auto #0
 __all__ = ['SCALES', 'ACCOUNT_STATUS', 'seed_everything', 'jit', 'set_progress', 'progress_enabled', 'progress',
@@ -394,7 +394,7 @@ class Claims:
             below: float = np.inf,   # the claimed region's upper end, excluded; inf: none (one end must be finite)
             scope: str = "every",    # 'every', 'some' or 'most': how the conditions' verdicts combine
             test: str = "",          # words put before "bootstrap over n units (unit)" in the test text
-            n_boot: int = 2000,      # bootstrap resamples, >= 1
+            n_boot: int | None = None,  # bootstrap resamples, >= 1; None: resamples_needed at the claim's level
             seed=0,                  # seed of the resamples, as `make_rng` takes it (the same for every condition)
             ours: Any = None,        # shown as ours; None: the estimate, or how many conditions lie in the region
             paired: bool = True,     # True: the arrays of a tuple are resampled alike; False: each on its own
@@ -402,18 +402,54 @@ class Claims:
         """A claim that `statistic(*units)` lies in (above, below), decided by a percentile bootstrap over the
         independent units and refused if the statistic cannot fail: on `counterexample` it must land strictly outside
         the region (`check_can_fail`). A mapping `{condition: statistic}` tests every condition at the
-        Bonferroni-corrected level and combines the verdicts with `scope`."""
-        units = tuple(units) if isinstance(units, tuple) else (units,)
-        cx = tuple(counterexample) if isinstance(counterexample, tuple) else (counterexample,)
-        stats_ = dict(statistic) if isinstance(statistic, Mapping) else {"": statistic}
+        Bonferroni-corrected level and combines the verdicts with `scope`. With few units (below about 20) the
+        percentile interval is too narrow; a statistic that is a mean over the units is better decided by `mean`."""
+        units, cx, stats_ = _as_tuple(units), _as_tuple(counterexample), _as_conditions(statistic)
         _region(above, below)
         for name, f in stats_.items(): check_can_fail(f"{key} {name}".strip(), float(f(*cx)), above=above, below=below)
         level = bonferroni_level(len(stats_))
+        n_boot = resamples_needed(level) if n_boot is None else n_boot
         runs = {name: bootstrap_interval(f, *units, n_boot=n_boot, seed=seed, level=level, paired=paired)
                 for name, f in stats_.items()}
         n = len(units[0]) if paired else "+".join(str(len(u)) for u in units)
         return self._decide(key, statement, runs, level=level, scope=scope, above=above, below=below, paper=paper,
                             unit=unit, ours=ours, test=f"{test + '; ' if test else ''}bootstrap over {n} units ({unit})")
+
+    def mean(
+            self,
+            key: str,                # the claim's id in the chapter, as in `add`
+            statement: str,          # the paper's claim as tested, as in `add`
+            values: Callable | Mapping[str, Callable],  # values(*units) -> (n,) one number per unit, or {condition: values}
+            units,                   # an array, one row per independent `unit`, or a tuple of such arrays (n rows each)
+            *,
+            counterexample,          # data shaped like `units` (any number of rows) on which the claim is false
+            paper: Any,              # the paper's number or words
+            unit: str,               # what one row of `units` is (the independent unit); not blank
+            above: float = -np.inf,  # the claimed region's lower end, excluded; -inf: none (above < below)
+            below: float = np.inf,   # the claimed region's upper end, excluded; inf: none (one end must be finite)
+            scope: str = "every",    # 'every', 'some' or 'most': how the conditions' verdicts combine
+            test: str = "",          # words put before "t interval of the mean over n units (unit)" in the test text
+            method: str = "t",       # 't' (Student's interval) or 'signflip' (exact for symmetric units), as `mean_interval`
+            ours: Any = None,        # shown as ours; None: the mean, or how many conditions lie in the region
+        ) -> Claim:                  # the claim as stored (see `add`)
+        """A claim that the mean over the independent units of `values(*units)`, one number per unit, lies in
+        (above, below), decided by `mean_interval` (an interval that keeps its level with few units, where a percentile
+        bootstrap does not) and refused if that mean cannot fail: on `counterexample` it must land strictly outside the
+        region. A mapping `{condition: values}` tests every condition at the Bonferroni-corrected level and combines
+        the verdicts with `scope`."""
+        units, cx, fs = _as_tuple(units), _as_tuple(counterexample), _as_conditions(values)
+        method = check_choice(method, "method", ("t", "signflip"))
+        _region(above, below)
+        level, runs = bonferroni_level(len(fs)), {}
+        for name, f in fs.items():
+            label = f"{key} {name}".strip()
+            check_can_fail(label, float(_unit_values(label, f, cx).mean()), above=above, below=below)
+            v = _unit_values(label, f, units)
+            runs[name] = (float(v.mean()), *mean_interval(v, level=level, method=method))
+        interval = {"t": "Student t", "signflip": "sign-flip"}[method]
+        return self._decide(key, statement, runs, level=level, scope=scope, above=above, below=below, paper=paper,
+                            unit=unit, ours=ours,
+                            test=f"{test + '; ' if test else ''}{interval} interval of the mean over {len(units[0])} units ({unit})")
 
     def replicated(
             self,
@@ -515,6 +551,22 @@ class Claims:
         frame = frame.loc[list(keys)] if keys else frame
         optional_import("jinja2", "book")                  # pandas' Styler renders through jinja2
         return frame.style.set_table_styles(wrap).map(lambda v: colour.get(v, ""), subset=["verdict"])
+
+def _as_tuple(data) -> tuple:
+    "A claim's data as a tuple of arrays: a tuple as it is, anything else as the one array."
+    return tuple(data) if isinstance(data, tuple) else (data,)
+
+def _as_conditions(statistic) -> dict:
+    "{condition: statistic}: a mapping as it is, one statistic as the one condition ''."
+    return dict(statistic) if isinstance(statistic, Mapping) else {"": statistic}
+
+def _unit_values(label: str, values: Callable, data: tuple) -> np.ndarray:
+    "`values(*data)` as a float64 (n,) array, one finite number per row of `data[0]`; ValueError naming the claim otherwise."
+    v = np.asarray(values(*data), dtype=np.float64)
+    if v.shape != (len(data[0]),):
+        raise ValueError(f"claim {label!r}: values must give one number per unit, shape ({len(data[0])},), got {v.shape}")
+    if not np.isfinite(v).all(): raise ValueError(f"claim {label!r}: values are NaN or infinite for some units")
+    return v
 
 def _fmt(value: Any) -> str:
     "A number or statement as it appears in a claims table."

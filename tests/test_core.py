@@ -179,8 +179,36 @@ def test_conditions_are_combined_at_the_bonferroni_level(tmp_path, monkeypatch, 
     x = np.c_[rng.normal(1, 1, 400), rng.normal(-1, 1, 400), rng.normal(0.5, 1, 400)]
     stats = {f"c{j}": (lambda X, j=j: X[:, j].mean()) for j in range(3)}
     c = cl.bootstrap("pos", "every column has a positive mean", stats, x, counterexample=-np.abs(x), paper="-",
-                     unit="row", above=0, scope=scope, n_boot=300)
+                     unit="row", above=0, scope=scope)
     assert c.verdict == expected and "Bonferroni level 98.3%" in c.test and c.test.count("[") == 3
+
+
+def test_a_claim_takes_the_resamples_its_level_needs(tmp_path, monkeypatch):
+    "Without n_boot a bootstrapped claim draws resamples_needed(level) resamples (2000 at 97.5%): no ResampleWarning."
+    import warnings
+    from embeval_nb.stats import ResampleWarning
+    cl, x = _claims(tmp_path, monkeypatch), np.random.default_rng(3).normal(1, 1, (30, 2))
+    stats = {f"c{j}": (lambda X, j=j: X[:, j].mean()) for j in range(2)}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ResampleWarning)
+        cl.bootstrap("pos", "every column positive", stats, x, counterexample=-x, paper="-", unit="row", above=0)
+    with pytest.warns(ResampleWarning):
+        cl.bootstrap("pos", "every column positive", stats, x, counterexample=-x, paper="-", unit="row", above=0, n_boot=1999)
+
+
+@pytest.mark.parametrize("method", ["t", "signflip"])
+def test_a_claim_about_a_mean_takes_mean_intervals_interval(tmp_path, monkeypatch, method):
+    "Claims.mean decides each condition by mean_interval of the per-unit values at the Bonferroni level."
+    from embeval_nb.stats import bonferroni_level, mean_interval
+    cl, x = _claims(tmp_path, monkeypatch), np.random.default_rng(4).normal(0.5, 1, (12, 3))
+    c = cl.mean("pos", "every column positive", {f"c{j}": (lambda X, j=j: X[:, j]) for j in range(3)}, x,
+                counterexample=-np.abs(x), paper="-", unit="row", above=0, method=method)
+    lo, hi = mean_interval(x, level=bonferroni_level(3), method=method)
+    verdicts = ["holds" if l > 0 else "fails" if h < 0 else "undecided" for l, h in zip(lo, hi)]
+    assert all(f"c{j} {x[:, j].mean():.3g} [{lo[j]:.3g}, {hi[j]:.3g}]" in c.test for j in range(3))
+    assert c.verdict == ("fails" if "fails" in verdicts else "holds" if set(verdicts) == {"holds"} else "undecided")
+    with pytest.raises(ValueError, match="NaN or infinite"):
+        cl.mean("nan", "positive", lambda X: np.r_[X[1:, 0], np.nan], x, counterexample=-x, paper="-", unit="row", above=0)
 
 
 def test_bonferroni_widens_each_interval():
@@ -188,7 +216,7 @@ def test_bonferroni_widens_each_interval():
     from embeval_nb.stats import bonferroni_level, bootstrap_interval
     x = np.random.default_rng(2).normal(size=2000)
     _, lo, hi = bootstrap_interval(np.mean, x, n_boot=4000)
-    _, lo6, hi6 = bootstrap_interval(np.mean, x, n_boot=4000, level=bonferroni_level(6))
+    _, lo6, hi6 = bootstrap_interval(np.mean, x, n_boot=6000, level=bonferroni_level(6))
     assert abs((hi6 - lo6) / (hi - lo) - 2.638 / 1.960) < 0.08
 
 
