@@ -394,7 +394,7 @@ class Claims:
             below: float = np.inf,   # the claimed region's upper end, excluded; inf: none (one end must be finite)
             scope: str = "every",    # 'every', 'some' or 'most': how the conditions' verdicts combine
             test: str = "",          # words put before "bootstrap over n units (unit)" in the test text
-            n_boot: int | None = None,  # bootstrap resamples, >= 1; None: resamples_needed at the claim's level
+            n_boot: int | None = None,  # bootstrap resamples, >= 1; None: 2000 or resamples_needed(level) if more
             seed=0,                  # seed of the resamples, as `make_rng` takes it (the same for every condition)
             ours: Any = None,        # shown as ours; None: the estimate, or how many conditions lie in the region
             paired: bool = True,     # True: the arrays of a tuple are resampled alike; False: each on its own
@@ -408,7 +408,7 @@ class Claims:
         _region(above, below)
         for name, f in stats_.items(): check_can_fail(f"{key} {name}".strip(), float(f(*cx)), above=above, below=below)
         level = bonferroni_level(len(stats_))
-        n_boot = resamples_needed(level) if n_boot is None else n_boot
+        n_boot = max(2000, resamples_needed(level)) if n_boot is None else n_boot
         runs = {name: bootstrap_interval(f, *units, n_boot=n_boot, seed=seed, level=level, paired=paired)
                 for name, f in stats_.items()}
         n = len(units[0]) if paired else "+".join(str(len(u)) for u in units)
@@ -419,7 +419,7 @@ class Claims:
             self,
             key: str,                # the claim's id in the chapter, as in `add`
             statement: str,          # the paper's claim as tested, as in `add`
-            values: Callable | Mapping[str, Callable],  # values(*units) -> (n,) one number per unit, or {condition: values}
+            values: Callable | Mapping[str, Callable],  # values(*units) -> (n,) or (n, q) numbers per unit, or {condition: values}
             units,                   # an array, one row per independent `unit`, or a tuple of such arrays (n rows each)
             *,
             counterexample,          # data shaped like `units` (any number of rows) on which the claim is false
@@ -435,17 +435,19 @@ class Claims:
         """A claim that the mean over the independent units of `values(*units)`, one number per unit, lies in
         (above, below), decided by `mean_interval` (an interval that keeps its level with few units, where a percentile
         bootstrap does not) and refused if that mean cannot fail: on `counterexample` it must land strictly outside the
-        region. A mapping `{condition: values}` tests every condition at the Bonferroni-corrected level and combines
-        the verdicts with `scope`."""
+        region. With q numbers per unit, `(n, q)`, the quantity is the smallest of their q means, its interval from
+        the q intervals at the level split q ways (the smallest low end to the smallest high end). A mapping
+        `{condition: values}` tests every condition at the Bonferroni-corrected level and combines the verdicts with `scope`."""
         units, cx, fs = _as_tuple(units), _as_tuple(counterexample), _as_conditions(values)
         method = check_choice(method, "method", ("t", "signflip"))
         _region(above, below)
         level, runs = bonferroni_level(len(fs)), {}
         for name, f in fs.items():
             label = f"{key} {name}".strip()
-            check_can_fail(label, float(_unit_values(label, f, cx).mean()), above=above, below=below)
-            v = _unit_values(label, f, units)
-            runs[name] = (float(v.mean()), *mean_interval(v, level=level, method=method))
+            check_can_fail(label, float(_unit_values(label, f, cx).mean(0).min()), above=above, below=below)
+            V = _unit_values(label, f, units).reshape(len(units[0]), -1)
+            low, high = mean_interval(V, level=1 - (1 - level) / V.shape[1], method=method)
+            runs[name] = (float(V.mean(0).min()), float(low.min()), float(high.min()))
         interval = {"t": "Student t", "signflip": "sign-flip"}[method]
         return self._decide(key, statement, runs, level=level, scope=scope, above=above, below=below, paper=paper,
                             unit=unit, ours=ours,
@@ -561,10 +563,10 @@ def _as_conditions(statistic) -> dict:
     return dict(statistic) if isinstance(statistic, Mapping) else {"": statistic}
 
 def _unit_values(label: str, values: Callable, data: tuple) -> np.ndarray:
-    "`values(*data)` as a float64 (n,) array, one finite number per row of `data[0]`; ValueError naming the claim otherwise."
+    "`values(*data)` as a float64 (n,) or (n, q) array, finite numbers for each row of `data[0]`; ValueError naming the claim otherwise."
     v = np.asarray(values(*data), dtype=np.float64)
-    if v.shape != (len(data[0]),):
-        raise ValueError(f"claim {label!r}: values must give one number per unit, shape ({len(data[0])},), got {v.shape}")
+    if v.ndim not in (1, 2) or len(v) != len(data[0]) or 0 in v.shape:
+        raise ValueError(f"claim {label!r}: values must give numbers per unit, shape ({len(data[0])},) or ({len(data[0])}, q), got {v.shape}")
     if not np.isfinite(v).all(): raise ValueError(f"claim {label!r}: values are NaN or infinite for some units")
     return v
 

@@ -184,16 +184,16 @@ def test_conditions_are_combined_at_the_bonferroni_level(tmp_path, monkeypatch, 
 
 
 def test_a_claim_takes_the_resamples_its_level_needs(tmp_path, monkeypatch):
-    "Without n_boot a bootstrapped claim draws resamples_needed(level) resamples (2000 at 97.5%): no ResampleWarning."
+    "Without n_boot a bootstrapped claim draws 2000 resamples, or resamples_needed(level) if more (3000 at 1 - 0.05/3): no ResampleWarning."
     import warnings
     from embeval_nb.stats import ResampleWarning
-    cl, x = _claims(tmp_path, monkeypatch), np.random.default_rng(3).normal(1, 1, (30, 2))
-    stats = {f"c{j}": (lambda X, j=j: X[:, j].mean()) for j in range(2)}
+    cl, x = _claims(tmp_path, monkeypatch), np.random.default_rng(3).normal(1, 1, (30, 3))
+    stats = {f"c{j}": (lambda X, j=j: X[:, j].mean()) for j in range(3)}
     with warnings.catch_warnings():
         warnings.simplefilter("error", ResampleWarning)
         cl.bootstrap("pos", "every column positive", stats, x, counterexample=-x, paper="-", unit="row", above=0)
     with pytest.warns(ResampleWarning):
-        cl.bootstrap("pos", "every column positive", stats, x, counterexample=-x, paper="-", unit="row", above=0, n_boot=1999)
+        cl.bootstrap("pos", "every column positive", stats, x, counterexample=-x, paper="-", unit="row", above=0, n_boot=2000)
 
 
 @pytest.mark.parametrize("method", ["t", "signflip"])
