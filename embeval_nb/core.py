@@ -14,7 +14,7 @@ from tqdm import tqdm  # plain text bars: tqdm.auto needs ipywidgets in notebook
 
 from .cache import atomic_write, locked
 from .checks import check_choice, check_n_jobs
-from .stats import (VERDICTS, bonferroni_level, bootstrap_interval, combined_verdict, interval_verdict,
+from .stats import (VERDICTS, bonferroni_level, bootstrap_intervals, combined_verdict, interval_verdict,
                              mcnemar_exact, mean_interval, percentile_interval, resamples_needed)
 
 # %% auto #0
@@ -409,8 +409,7 @@ class Claims:
         for name, f in stats_.items(): check_can_fail(f"{key} {name}".strip(), float(f(*cx)), above=above, below=below)
         level = bonferroni_level(len(stats_))
         n_boot = max(2000, resamples_needed(level)) if n_boot is None else n_boot
-        runs = {name: bootstrap_interval(f, *units, n_boot=n_boot, seed=seed, level=level, paired=paired)
-                for name, f in stats_.items()}
+        runs = bootstrap_intervals(stats_, *units, n_boot=n_boot, seed=seed, level=level, paired=paired)
         n = len(units[0]) if paired else "+".join(str(len(u)) for u in units)
         return self._decide(key, statement, runs, level=level, scope=scope, above=above, below=below, paper=paper,
                             unit=unit, ours=ours, test=f"{test + '; ' if test else ''}bootstrap over {n} units ({unit})")

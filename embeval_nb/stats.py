@@ -14,10 +14,10 @@ import numpy as np
 from .checks import check_choice, check_int, check_real, check_rows, make_rng
 
 # %% auto #0
-__all__ = ['VERDICTS', 'percentile_interval', 'ResampleWarning', 'resamples_needed', 'bootstrap_interval', 'resample_counts',
-           'StratifiedBootstrap', 'mean_interval', 'PairedErrors', 'mcnemar_exact', 'permutation_p_value',
-           'permutation_test', 'proportion_interval', 'interval_verdict', 'combined_verdict', 'bonferroni_level',
-           'split_units']
+__all__ = ['VERDICTS', 'percentile_interval', 'ResampleWarning', 'resamples_needed', 'bootstrap_interval', 'bootstrap_intervals',
+           'resample_counts', 'StratifiedBootstrap', 'mean_interval', 'PairedErrors', 'mcnemar_exact',
+           'permutation_p_value', 'permutation_test', 'proportion_interval', 'interval_verdict', 'combined_verdict',
+           'bonferroni_level', 'split_units']
 
 # %% ../nbs/stats.ipynb #c005
 def percentile_interval(replicates, *, level: float = 0.95) -> tuple[float, float]:
@@ -113,15 +113,41 @@ def bootstrap_interval(stat: Callable,        # stat(*samples) -> a number; must
     n_boot = check_int(n_boot, "n_boot", low=1)
     level = check_real(level, "level", low=0, high=1, low_open=True, high_open=True)
     _warn_if_few(n_boot, level)
-    rng = make_rng(seed)
-    stats = np.empty(n_boot)
+    reps = _resampled([stat], samples, n_boot, make_rng(seed), paired)[0]
+    return (float(stat(*samples)), *_percentile_ends(_replicates(reps), level))
+
+def _resampled(stats: list, samples: list, n_boot: int, rng, paired: bool) -> np.ndarray:
+    "`(len(stats), n_boot)`: every statistic on each resample, a resample drawn once for all of them."
+    out = np.empty((len(stats), n_boot))
     for r in range(n_boot):
         if paired:
-            idx = rng.integers(0, len(samples[0]), len(samples[0]))
-            stats[r] = stat(*(s[idx] for s in samples))
+            idx = rng.integers(0, len(samples[0]), len(samples[0])); drawn = [s[idx] for s in samples]
         else:
-            stats[r] = stat(*(s[rng.integers(0, len(s), len(s))] for s in samples))
-    return (float(stat(*samples)), *_percentile_ends(_replicates(stats), level))
+            drawn = [s[rng.integers(0, len(s), len(s))] for s in samples]
+        for j, f in enumerate(stats): out[j, r] = f(*drawn)
+    return out
+
+# %% ../nbs/stats.ipynb #c005b2
+def bootstrap_intervals(stats: Mapping[str, Callable],  # {name: stat(*samples) -> a number}, not empty
+                        *samples,              # as `bootstrap_interval` takes them
+                        n_boot: int = 2000,    # bootstrap resamples, >= 1 (ResampleWarning below resamples_needed(level))
+                        level: float = 0.95,   # every interval's level, in (0, 1)
+                        seed=0,                # seed of the resamples, as `make_rng` takes it
+                        paired: bool = True,   # as `bootstrap_interval`
+                       ) -> dict:              # {name: (estimate, low, high)}
+    """`bootstrap_interval` of each statistic in `stats` on the same resamples, each drawn once: the same numbers, one draw.
+
+    >>> r = bootstrap_intervals({"mean": np.mean, "max": np.max}, np.arange(10.), n_boot=1000)
+    >>> [round(x, 4) for x in r["mean"]] == [round(x, 4) for x in bootstrap_interval(np.mean, np.arange(10.), n_boot=1000)]
+    True
+    """
+    if not stats: raise ValueError("stats is empty: give at least one statistic")
+    samples = _check_samples(samples, paired)
+    n_boot = check_int(n_boot, "n_boot", low=1)
+    level = check_real(level, "level", low=0, high=1, low_open=True, high_open=True)
+    _warn_if_few(n_boot, level)
+    reps = _resampled(list(stats.values()), samples, n_boot, make_rng(seed), paired)
+    return {name: (float(f(*samples)), *_percentile_ends(_replicates(r), level)) for (name, f), r in zip(stats.items(), reps)}
 
 # %% ../nbs/stats.ipynb #c005s2
 def resample_counts(n: int, n_boot: int, *, seed=0) -> np.ndarray:
