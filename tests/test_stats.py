@@ -914,3 +914,34 @@ def test_mcnemar_interval_coverage(N, cells):
         r = mcnemar_exact(*_paired(*counts))
         misses += not r.low <= truth <= r.high
     assert misses / trials <= 0.05 + 4 * math.sqrt(0.05 * 0.95 / trials), misses / trials
+
+
+# The levels of corpus_distance's claims over its 7 disjoint samples: 1 - 0.05/m for m conditions (2 to 16 metrics),
+# split q ways where a claim is about the smallest of q means (rise-then-fall: 13 metrics x 2; others-lowest-at-K:
+# 9 metrics x 14 separations); 35 KSC sets drawn from all samples' pairs (small-corpora-no-saturation, 6 conditions).
+PAGE_LEVELS = [1 - 0.05 / m for m in (1, 2, 3, 6, 9, 16, 26, 126)]
+
+
+@pytest.mark.parametrize("n", [7, 35])
+def test_t_interval_coverage_at_the_pages_levels(n):
+    "Student's interval over 7 and over 35 normal units misses at its nominal rate at every level corpus_distance uses."
+    X, trials = make_rng([n, 1]).normal(size=(n, 50_000)), 50_000
+    for level in PAGE_LEVELS:
+        lo, hi = mean_interval(X, level=level)
+        misses = int(((lo > 0) | (hi < 0)).sum())
+        assert _within(misses, trials, 1 - level), (level, misses / trials)
+
+
+@pytest.mark.parametrize("q", [2, 14])
+def test_interval_of_the_smallest_of_q_means_covers(q):
+    """The interval Claims.mean gives the smallest of q means (each mean's t interval at the level split q ways, the
+    smallest low end to the smallest high end) covers the smallest true mean at least at its level, with 7 units whose
+    q quantities are correlated, where the means are equal (the hardest case) and where one is far below the rest."""
+    rng, trials, level = make_rng([q, 2]), 20_000, 1 - 0.05 / 9
+    for theta in (np.zeros(q), np.r_[-1.0, np.zeros(q - 1)]):
+        shared = rng.normal(size=(7, 1, trials))
+        X = theta[None, :, None] + 0.6 * shared + 0.8 * rng.normal(size=(7, q, trials))
+        lo, hi = mean_interval(X.reshape(7, -1), level=1 - (1 - level) / q)
+        lo, hi = lo.reshape(q, trials).min(0), hi.reshape(q, trials).min(0)
+        misses = int(((lo > theta.min()) | (hi < theta.min())).sum())
+        assert misses / trials <= (1 - level) + 4 * math.sqrt(level * (1 - level) / trials), (theta, misses / trials)
