@@ -14,8 +14,8 @@ from tqdm import tqdm  # plain text bars: tqdm.auto needs ipywidgets in notebook
 
 from .cache import atomic_write, locked
 from .checks import check_choice, check_n_jobs
-from .stats import (VERDICTS, bonferroni_level, bootstrap_interval, combined_verdict, interval_verdict,
-                             mcnemar_exact, percentile_interval)
+from .stats import (VERDICTS, bonferroni_level, bootstrap_interval, bootstrap_intervals, combined_verdict,
+                             interval_verdict, mcnemar_exact, mean_interval, percentile_interval, resamples_needed)
 
 # %% auto #0
 __all__ = ['SCALES', 'CLAIM_VERDICTS', 'ACCOUNT_STATUS', 'seed_everything', 'jit', 'set_progress', 'progress_enabled', 'progress',
@@ -374,12 +374,18 @@ def _combined(runs: dict, *, above: float, below: float, scope: str) -> tuple[li
     verdicts = ["undecided" if np.isnan(lo) else interval_verdict(lo, hi, above=above, below=below) for _, lo, hi in runs.values()]
     return verdicts, combined_verdict(verdicts, scope=scope)
 
-def _bootstrap_or_nan(f, *data, **kw) -> tuple[float, float, float]:
-    "`bootstrap_interval(f, *data, **kw)`, or (estimate, NaN, NaN) where the statistic is undefined on some resamples."
-    try: return bootstrap_interval(f, *data, **kw)
+def _intervals_or_nan(stats: dict, data: tuple, **kw) -> dict:
+    "`bootstrap_intervals(stats, *data, **kw)`; a statistic undefined on some resamples gets (estimate, NaN, NaN)."
+    try: return bootstrap_intervals(stats, *data, **kw)
     except ValueError as e:
         if "NaN" not in str(e): raise
-        return float(f(*data)), np.nan, np.nan
+    out = {}
+    for name, f in stats.items():
+        try: out[name] = bootstrap_interval(f, *data, **kw)
+        except ValueError as e:
+            if "NaN" not in str(e): raise
+            out[name] = (float(f(*data)), np.nan, np.nan)
+    return out
 
 class Claims:
     """A chapter's claims in the order they are checked; each is recorded under `<chapter>/claims`.
@@ -470,30 +476,76 @@ class Claims:
             below: float = np.inf,   # the claimed region's upper end, excluded; inf: none (one end must be finite)
             scope: str = "every",    # 'every', 'some' or 'most': how the conditions' verdicts combine
             test: str = "",          # words put before "bootstrap over n units (unit)" in the test text
-            n_boot: int = 2000,      # bootstrap resamples, >= 1
+            n_boot: int | None = None,  # bootstrap resamples, >= 1; None: 2000 or resamples_needed(level) if more
             seed=0,                  # seed of the resamples, as `make_rng` takes it (the same for every condition)
             ours: Any = None,        # shown as ours; None: the estimate, or how many conditions lie in the region
             paired: bool = True,     # True: the arrays of a tuple are resampled alike; False: each on its own
         ) -> Claim:                  # the claim as stored (see `add`)
         """A claim that `statistic(*units)` lies in (above, below), decided by a percentile bootstrap over the
-        independent units. The same test (level, resamples, seed, scope) is run on `counterexample` and on
-        `alternative`: refused if the statistic lands inside the region on the counterexample (`check_can_fail`) or
-        the test holds there, 'untestable' if it cannot reach 'fails' there or 'holds' on the alternative
-        (`check_reach`). A mapping `{condition: statistic}` tests every condition at the Bonferroni-corrected level
-        and combines the verdicts with `scope`."""
-        units, cx, alt = _as_data(units), _as_data(counterexample), _as_data(alternative)
-        stats_ = dict(statistic) if isinstance(statistic, Mapping) else {"": statistic}
+        independent units, with 2000 resamples or as many as its level needs. The same test (level, resamples, seed,
+        scope) is run on `counterexample` and on `alternative`: refused if the statistic lands inside the region on the
+        counterexample (`check_can_fail`) or the test holds there, 'untestable' if it cannot reach 'fails' there or
+        'holds' on the alternative (`check_reach`). A mapping `{condition: statistic}` tests every condition at the
+        Bonferroni-corrected level and combines the verdicts with `scope`. With few units (below about 20) the
+        percentile interval is too narrow; a statistic that is a mean over the units is better decided by `mean`."""
+        units, cx, alt, stats_ = _as_data(units), _as_data(counterexample), _as_data(alternative), _as_conditions(statistic)
         _region(above, below)
         for name, f in stats_.items(): check_can_fail(f"{key} {name}".strip(), float(f(*cx)), above=above, below=below)
         level = bonferroni_level(len(stats_))
-        run = lambda data, interval=bootstrap_interval: {
-            name: interval(f, *data, n_boot=n_boot, seed=seed, level=level, paired=paired) for name, f in stats_.items()}
-        reach = lambda data: None if data is None else _combined(run(data, _bootstrap_or_nan), above=above, below=below,
-                                                                 scope=scope)[1]
+        n_boot = max(2000, resamples_needed(level)) if n_boot is None else n_boot
+        kw = dict(n_boot=n_boot, seed=seed, level=level, paired=paired)
+        reach = lambda data: None if data is None else _combined(_intervals_or_nan(stats_, data, **kw), above=above,
+                                                                 below=below, scope=scope)[1]
         n = len(units[0]) if paired else "+".join(str(len(u)) for u in units)
-        return self._decide(key, statement, run(units), level=level, scope=scope, above=above, below=below, paper=paper,
+        return self._decide(key, statement, bootstrap_intervals(stats_, *units, **kw), level=level, scope=scope, above=above, below=below, paper=paper,
                             unit=unit, ours=ours, test=f"{test + '; ' if test else ''}bootstrap over {n} units ({unit})",
                             on_alternative=reach(alt), on_counterexample=reach(cx))
+
+    def mean(
+            self,
+            key: str,                # the claim's id in the chapter, as in `add`
+            statement: str,          # the paper's claim as tested, as in `add`
+            values: Callable | Mapping[str, Callable],  # values(*units) -> (n,) or (n, q) numbers per unit, or {condition: values}
+            units,                   # an array, one row per independent `unit`, or a tuple of such arrays (n rows each)
+            *,
+            counterexample,          # data shaped like `units` (any number of rows) on which the claim is false
+            paper: Any,              # the paper's number or words
+            unit: str,               # what one row of `units` is (the independent unit); not blank
+            alternative=None,        # data shaped like `units` (any number of rows) on which the claim is true; None: none
+            above: float = -np.inf,  # the claimed region's lower end, excluded; -inf: none (above < below)
+            below: float = np.inf,   # the claimed region's upper end, excluded; inf: none (one end must be finite)
+            scope: str = "every",    # 'every', 'some' or 'most': how the conditions' verdicts combine
+            test: str = "",          # words put before "t interval of the mean over n units (unit)" in the test text
+            method: str = "t",       # 't' (Student's interval) or 'signflip' (exact for symmetric units), as `mean_interval`
+            ours: Any = None,        # shown as ours; None: the mean, or how many conditions lie in the region
+        ) -> Claim:                  # the claim as stored (see `add`)
+        """A claim that the mean over the independent units of `values(*units)`, one number per unit, lies in
+        (above, below), decided by `mean_interval` (an interval that keeps its level with few units, where a percentile
+        bootstrap does not) and refused if that mean cannot fail: on `counterexample` it must land strictly outside the
+        region. With q numbers per unit, `(n, q)`, the quantity is the smallest of their q means, its interval from
+        the q intervals at the level split q ways (the smallest low end to the smallest high end). A mapping
+        `{condition: values}` tests every condition at the Bonferroni-corrected level and combines the verdicts with
+        `scope`. The same test is run on `counterexample` and `alternative`, as `bootstrap` does."""
+        units, cx, alt, fs = _as_data(units), _as_data(counterexample), _as_data(alternative), _as_conditions(values)
+        method = check_choice(method, "method", ("t", "signflip"))
+        _region(above, below)
+        level = bonferroni_level(len(fs))
+        for name, f in fs.items():
+            label = f"{key} {name}".strip()
+            check_can_fail(label, float(_unit_values(label, f, cx).mean(0).min()), above=above, below=below)
+        def run(data) -> dict:
+            "{condition: (the smallest mean, low, high)} of the values on `data`."
+            out = {}
+            for name, f in fs.items():
+                V = _unit_values(f"{key} {name}".strip(), f, data).reshape(len(data[0]), -1)
+                low, high = mean_interval(V, level=1 - (1 - level) / V.shape[1], method=method)
+                out[name] = (float(V.mean(0).min()), float(low.min()), float(high.min()))
+            return out
+        reach = lambda data: None if data is None else _combined(run(data), above=above, below=below, scope=scope)[1]
+        interval = {"t": "Student t", "signflip": "sign-flip"}[method]
+        return self._decide(key, statement, run(units), level=level, scope=scope, above=above, below=below, paper=paper,
+                            unit=unit, ours=ours, on_alternative=reach(alt), on_counterexample=reach(cx),
+                            test=f"{test + '; ' if test else ''}{interval} interval of the mean over {len(units[0])} units ({unit})")
 
     def replicated(
             self,
@@ -605,6 +657,18 @@ class Claims:
         frame = frame.loc[list(keys)] if keys else frame
         optional_import("jinja2", "book")                  # pandas' Styler renders through jinja2
         return frame.style.set_table_styles(wrap).map(lambda v: colour.get(v, ""), subset=["verdict"])
+
+def _as_conditions(statistic) -> dict:
+    "{condition: statistic}: a mapping as it is, one statistic as the one condition ''."
+    return dict(statistic) if isinstance(statistic, Mapping) else {"": statistic}
+
+def _unit_values(label: str, values: Callable, data: tuple) -> np.ndarray:
+    "`values(*data)` as a float64 (n,) or (n, q) array, finite numbers for each row of `data[0]`; ValueError naming the claim otherwise."
+    v = np.asarray(values(*data), dtype=np.float64)
+    if v.ndim not in (1, 2) or len(v) != len(data[0]) or 0 in v.shape:
+        raise ValueError(f"claim {label!r}: values must give numbers per unit, shape ({len(data[0])},) or ({len(data[0])}, q), got {v.shape}")
+    if not np.isfinite(v).all(): raise ValueError(f"claim {label!r}: values are NaN or infinite for some units")
+    return v
 
 def _fmt(value: Any) -> str:
     "A number or statement as it appears in a claims table."

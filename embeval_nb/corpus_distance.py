@@ -21,8 +21,9 @@ from .neighbours import count_in_balls, nearest_pass
 __all__ = ['DOC_METRICS', 'ANGULAR_FLOOR', 'KDE_GRID', 'CrossDistances', 'cross_distances', 'energy_distance',
            'average_hausdorff', 'irpr', 'trace_sqrt_product', 'fid', 'PRDC', 'prdc', 'pr_distance', 'dc_distance',
            'mauve_distance', 'classifier_distance', 'ksc_sizes', 'KnownSimilarityCorpora', 'known_similarity_corpora',
-           'ksc_distances', 'standardize_pooled', 'normal_reference_bandwidth', 'kde_on_grid', 'deviation_by_l',
-           'kde_deviation', 'classify_distributionality', 'PairedBlobs', 'paired_blobs', 'perturb_group']
+           'ksc_distances', 'standardize_pooled', 'eta_squared', 'relabelled_separations', 'separation_effect',
+           'normal_reference_bandwidth', 'kde_on_grid', 'deviation_by_l', 'kde_deviation', 'classify_distributionality',
+           'PairedBlobs', 'paired_blobs', 'perturb_group']
 
 # %% ../nbs/corpus_distance_impl.ipynb #c005
 DOC_METRICS = ("euclidean", "sqeuclidean", "cosine", "angular")
@@ -476,6 +477,74 @@ def standardize_pooled(distances: pd.DataFrame, *, per_repetition: bool = False)
     out = distances.copy()
     out["z"] = (distances["distance"] - mean) / sd.where(sd > 0, 1.0)
     return out
+
+# %% ../nbs/corpus_distance_impl.ipynb #c044r2
+def eta_squared(values,   # (..., N) numbers
+                groups,   # (..., N) int labels >= 0 (broadcast against values): which group each value is in
+               ) -> np.ndarray:  # (...,) between-group over total sum of squares; 0 where the values do not vary
+    """The share of the variance of `values` between `groups`, along the last axis.
+
+    >>> round(float(eta_squared([1., 2., 5., 6.], [0, 0, 1, 1])), 4)
+    0.9412
+    """
+    x = np.asarray(values, dtype=np.float64)
+    shape = np.broadcast_shapes(x.shape, np.shape(groups))
+    x, g = np.broadcast_to(x, shape).reshape(-1, shape[-1]), np.broadcast_to(groups, shape).reshape(-1, shape[-1])
+    G, n = int(g.max()) + 1, x.shape[1]
+    flat = g + G * np.arange(len(x))[:, None]
+    count = np.bincount(flat.ravel(), minlength=G * len(x)).reshape(-1, G)
+    total = np.bincount(flat.ravel(), weights=x.ravel(), minlength=G * len(x)).reshape(-1, G)
+    centred = x - x.mean(1, keepdims=True)
+    between = (total ** 2 / np.maximum(count, 1)).sum(1) - x.sum(1) ** 2 / n
+    ss = (centred ** 2).sum(1)
+    out = np.where(ss > 1e-12 * np.maximum((x ** 2).sum(1), 1e-300), between / np.where(ss > 0, ss, 1.0), 0.0)
+    return out.reshape(shape[:-1])
+
+def relabelled_separations(distances: pd.DataFrame,  # rows of one metric: columns repetition, i, j (as `ksc_distances`)
+                           n_permutations: int,      # relabellings, >= 1
+                           *,
+                           seed=0,                   # the permutations' seed, as `make_rng` takes it
+                          ) -> np.ndarray:           # (n_permutations, rows) int: |pi_r(i) - pi_r(j)|
+    """The separation of each pair when the corpora of each KSC set (repetition r) are relabelled by a random permutation pi_r.
+
+    >>> d = pd.DataFrame({"repetition": 0, "i": [0, 0, 1], "j": [1, 2, 2]})
+    >>> relabelled_separations(d, 2)
+    array([[2, 1, 1],
+           [1, 2, 1]])
+    """
+    n_permutations, rng = check_int(n_permutations, "n_permutations", low=1), make_rng(seed)
+    rep, i, j = (distances[c].to_numpy() for c in ("repetition", "i", "j"))
+    reps, r = np.unique(rep, return_inverse=True)
+    pi = rng.permuted(np.broadcast_to(np.arange(int(j.max()) + 1), (n_permutations, len(reps), int(j.max()) + 1)), axis=-1)
+    return np.abs(pi[:, r, i] - pi[:, r, j])
+
+# %% ../nbs/corpus_distance_impl.ipynb #c044r3
+def separation_effect(distances: pd.DataFrame,      # one KSC run, as `ksc_distances`: metric, repetition, i, j, l, distance
+                      metrics=None,                 # the metrics to score (default: all, in order of appearance)
+                      *,
+                      n_permutations: int = 1000,   # relabellings of the corpora, >= 1
+                      seed=0,                       # their seed, as `make_rng` takes it (the same for every metric)
+                     ) -> pd.DataFrame:             # index metric; eta2, null (its mean under relabelling), p
+    """eta^2 of each metric's distances over the separations l, the mean of eta^2 with the corpora of each KSC set
+    relabelled at random (`relabelled_separations`), and the add-one permutation p-value of eta^2 against them.
+
+    >>> A = np.linspace(0, 1, 40)[:, None] * [1., 0.] + [0., 1.]
+    >>> d = ksc_distances(A, A + [2., 0.], {"AHD": average_hausdorff}, K=4, n=10, R=2)
+    >>> separation_effect(d, n_permutations=99).round(3)
+             eta2   null     p
+    metric                    
+    AHD     0.822  0.127  0.02
+    """
+    metrics = list(dict.fromkeys(distances.metric)) if metrics is None else list(metrics)
+    if missing := [m for m in metrics if m not in set(distances.metric)]:
+        raise ValueError(f"distances has no rows of metrics {missing}")
+    rows = []
+    for m in metrics:
+        f = distances[distances.metric == m]
+        x, observed = f.distance.to_numpy(float), float(eta_squared(f.distance.to_numpy(float), f.l.to_numpy() - 1))
+        null = eta_squared(x, relabelled_separations(f, n_permutations, seed=seed) - 1)
+        rows.append((m, observed, float(null.mean()), float((1 + (null >= observed - 1e-12).sum()) / (1 + len(null)))))
+    return pd.DataFrame(rows, columns=["metric", "eta2", "null", "p"]).set_index("metric")
 
 # %% ../nbs/corpus_distance_impl.ipynb #c046
 KDE_GRID = np.linspace(-8.0, 8.0, 3000)

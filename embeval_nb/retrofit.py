@@ -826,7 +826,7 @@ def recalibrate(predicted, human, fit) -> np.ndarray:
 # %% ../nbs/retrofit_impl.ipynb #u01
 SETTINGS = {   # per scale: GloVe's first glove_words words (None: all); the skip-gram's texts (None: SG_SOURCES) and epochs;
                # resamples of the word bootstrap; random visiting orders
-    "smoke": dict(glove_words=30000, sg_sources=("reuters", "bbcsport", "mrpc"), sg_epochs=2, n_boot=200, n_orders=2),
+    "smoke": dict(glove_words=30000, sg_sources=("reuters", "bbcsport", "mrpc"), sg_epochs=2, n_boot=1000, n_orders=2),
     "book": dict(glove_words=None, sg_sources=None, sg_epochs=5, n_boot=20000, n_orders=10),
     "paper": dict(glove_words=None, sg_sources=None, sg_epochs=5, n_boot=50000, n_orders=50),
 }

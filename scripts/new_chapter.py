@@ -138,7 +138,7 @@ from embeval_nb.core import Claims, paper_account, paper_tables, paper_value, re
 from embeval_nb.<<name>> import paired_cosines
 
 SETTINGS = {   # n: pairs of random vectors, d: their dimension, n_boot: bootstrap resamples
-    "smoke": dict(n=200, d=50, n_boot=200),
+    "smoke": dict(n=200, d=50, n_boot=1000),
     "book": dict(n=5000, d=50, n_boot=2000),
     "paper": dict(n=50000, d=50, n_boot=2000),
 }

@@ -200,18 +200,18 @@ def test_the_same_bootstrap_runs_on_the_alternative_and_the_counterexample(tmp_p
     cl, rng = _claims(tmp_path, monkeypatch), np.random.default_rng(5)
     x = rng.normal(0.05, 1, 20)
     ok = cl.bootstrap("m", "mean > 0", np.mean, x, counterexample=x - 3, alternative=x + 3, paper="-", unit="run",
-                      above=0, n_boot=300)
+                      above=0, n_boot=1000)
     assert ok.verdict == "undecided" and "untestable" not in ok.test and "power" not in ok.test
     weak = cl.bootstrap("m", "mean > 0", np.mean, x, counterexample=x - 3, alternative=x + 0.1, paper="-", unit="run",
-                        above=0, n_boot=300)
+                        above=0, n_boot=1000)
     assert weak.verdict == "untestable" and "'undecided' on its alternative" in weak.test and "'fails'" not in weak.test
     near = cl.bootstrap("m", "mean > 0", np.mean, x, counterexample=x - 0.2, alternative=x + 3, paper="-", unit="run",
-                        above=0, n_boot=300)
+                        above=0, n_boot=1000)
     assert near.verdict == "untestable" and "cannot reach 'fails'" in near.test
     stats = {f"c{j}": (lambda X, j=j: X[:, j].mean()) for j in range(14)}     # 14 conditions of 7 units: Bonferroni
     X = rng.normal(1, 1, (7, 14))
     c = cl.bootstrap("all", "every mean > 0", stats, X, counterexample=X - X.mean(0) - 0.3, alternative=X + 2, paper="-",
-                     unit="sample", above=0, n_boot=300)
+                     unit="sample", above=0, n_boot=1000)
     assert c.verdict == "untestable" and "cannot reach 'fails'" in c.test   # 'every': fails needs a decided condition
 
 
@@ -220,8 +220,8 @@ def test_without_an_alternative_the_row_says_so(tmp_path, monkeypatch):
     cl, rng = _claims(tmp_path, monkeypatch), np.random.default_rng(6)
     x = rng.normal(1, 1, 50)
     assert "power" not in cl.bootstrap("m", "mean > 0", np.mean, x, counterexample=-x, paper="-", unit="run", above=0,
-                                       n_boot=300).test
-    c = cl.bootstrap("m", "mean < 0", np.mean, x, counterexample=x + 3, paper="-", unit="run", below=0, n_boot=300)
+                                       n_boot=1000).test
+    c = cl.bootstrap("m", "mean < 0", np.mean, x, counterexample=x + 3, paper="-", unit="run", below=0, n_boot=1000)
     assert c.verdict == "fails" and c.test.endswith("no alternative stated, so its power to hold is not shown")
 
 
@@ -266,8 +266,36 @@ def test_conditions_are_combined_at_the_bonferroni_level(tmp_path, monkeypatch, 
     x = np.c_[rng.normal(1, 1, 400), rng.normal(-1, 1, 400), rng.normal(0.5, 1, 400)]
     stats = {f"c{j}": (lambda X, j=j: X[:, j].mean()) for j in range(3)}
     c = cl.bootstrap("pos", "every column has a positive mean", stats, x, counterexample=-np.abs(x), paper="-",
-                     unit="row", above=0, scope=scope, n_boot=300)
+                     unit="row", above=0, scope=scope)
     assert c.verdict == expected and "Bonferroni level 98.3%" in c.test and c.test.count("[") == 3
+
+
+def test_a_claim_takes_the_resamples_its_level_needs(tmp_path, monkeypatch):
+    "Without n_boot a bootstrapped claim draws 2000 resamples, or resamples_needed(level) if more (3000 at 1 - 0.05/3): no ResampleWarning."
+    import warnings
+    from embeval_nb.stats import ResampleWarning
+    cl, x = _claims(tmp_path, monkeypatch), np.random.default_rng(3).normal(1, 1, (30, 3))
+    stats = {f"c{j}": (lambda X, j=j: X[:, j].mean()) for j in range(3)}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ResampleWarning)
+        cl.bootstrap("pos", "every column positive", stats, x, counterexample=-x, paper="-", unit="row", above=0)
+    with pytest.warns(ResampleWarning):
+        cl.bootstrap("pos", "every column positive", stats, x, counterexample=-x, paper="-", unit="row", above=0, n_boot=2000)
+
+
+@pytest.mark.parametrize("method", ["t", "signflip"])
+def test_a_claim_about_a_mean_takes_mean_intervals_interval(tmp_path, monkeypatch, method):
+    "Claims.mean decides each condition by mean_interval of the per-unit values at the Bonferroni level."
+    from embeval_nb.stats import bonferroni_level, mean_interval
+    cl, x = _claims(tmp_path, monkeypatch), np.random.default_rng(4).normal(0.5, 1, (12, 3))
+    c = cl.mean("pos", "every column positive", {f"c{j}": (lambda X, j=j: X[:, j]) for j in range(3)}, x,
+                counterexample=-np.abs(x), paper="-", unit="row", above=0, method=method)
+    lo, hi = mean_interval(x, level=bonferroni_level(3), method=method)
+    verdicts = ["holds" if l > 0 else "fails" if h < 0 else "undecided" for l, h in zip(lo, hi)]
+    assert all(f"c{j} {x[:, j].mean():.3g} [{lo[j]:.3g}, {hi[j]:.3g}]" in c.test for j in range(3))
+    assert c.verdict == ("fails" if "fails" in verdicts else "holds" if set(verdicts) == {"holds"} else "undecided")
+    with pytest.raises(ValueError, match="NaN or infinite"):
+        cl.mean("nan", "positive", lambda X: np.r_[X[1:, 0], np.nan], x, counterexample=-x, paper="-", unit="row", above=0)
 
 
 def test_bonferroni_widens_each_interval():
@@ -275,7 +303,7 @@ def test_bonferroni_widens_each_interval():
     from embeval_nb.stats import bonferroni_level, bootstrap_interval
     x = np.random.default_rng(2).normal(size=2000)
     _, lo, hi = bootstrap_interval(np.mean, x, n_boot=4000)
-    _, lo6, hi6 = bootstrap_interval(np.mean, x, n_boot=4000, level=bonferroni_level(6))
+    _, lo6, hi6 = bootstrap_interval(np.mean, x, n_boot=6000, level=bonferroni_level(6))
     assert abs((hi6 - lo6) / (hi - lo) - 2.638 / 1.960) < 0.08
 
 

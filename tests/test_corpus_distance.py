@@ -16,7 +16,8 @@ from embeval_nb.corpus_distance import (
     ANGULAR_FLOOR, KDE_GRID, PRDC, average_hausdorff, classifier_distance, classify_distributionality,
     cross_distances, dc_distance, deviation_by_l, energy_distance, fid, irpr, kde_deviation, kde_on_grid,
     known_similarity_corpora, ksc_distances, ksc_sizes, mauve_distance, normal_reference_bandwidth,
-    paired_blobs, perturb_group, pr_distance, prdc, standardize_pooled, trace_sqrt_product)
+    eta_squared, paired_blobs, perturb_group, pr_distance, prdc, relabelled_separations, separation_effect,
+    standardize_pooled, trace_sqrt_product)
 
 
 def angular(X, Y):
@@ -439,6 +440,60 @@ def test_paper_numbers():
     assert {"settings", "figure12"} <= set(t)
     assert t["figure12"].loc["IRPR", "closer to"] == "AHD"
     assert (t["figure12"].drop("IRPR")["closer to"] == "ENERGY").all()
+
+
+# ---------------------------------------------------------------- eta^2 over the separations, against relabelled corpora
+def _ksc_design(K=15, R=5):
+    "The (repetition, i, j, l) of every pair of R KSC sets of K + 1 corpora, as `ksc_distances` lists them."
+    rows = [(r, i, j, j - i) for r in range(R) for i in range(K + 1) for j in range(i + 1, K + 1)]
+    return pd.DataFrame(rows, columns=["repetition", "i", "j", "l"])
+
+
+def _corpus_effect_runs(design, runs, rng, K=15, R=5):
+    "(runs, pairs) distances that do not depend on l: each corpus of each set has its own effect, a pair the sum of its two."
+    a = rng.normal(size=(runs, R, K + 1))
+    r, i, j = (design[c].to_numpy() for c in ("repetition", "i", "j"))
+    return a[:, r, i] + a[:, r, j] + 0.5 * rng.normal(size=(runs, len(design)))
+
+
+def test_eta_squared_and_relabelling_by_hand():
+    rng = np.random.default_rng(0)
+    x, g = rng.normal(size=40), rng.integers(0, 4, 40)
+    between = sum((g == k).sum() * (x[g == k].mean() - x.mean()) ** 2 for k in range(4))
+    assert np.isclose(eta_squared(x, g), between / ((x - x.mean()) ** 2).sum())
+    design = _ksc_design(K=4, R=3)
+    L = relabelled_separations(design, 30, seed=2)
+    assert np.array_equal(L, relabelled_separations(design, 30, seed=2)) and not np.array_equal(L, relabelled_separations(design, 30, seed=3))
+    for row in L:                                    # each set's pairs keep the design's count at every separation
+        for r in range(3):
+            assert np.array_equal(np.bincount(row[design.repetition == r], minlength=5), np.bincount(design.l[design.repetition == r], minlength=5))
+    frame = design.assign(metric="M", distance=rng.normal(size=len(design)))
+    e = separation_effect(frame, n_permutations=30, seed=2)
+    null = eta_squared(frame.distance.to_numpy(), L - 1)
+    assert np.isclose(e.loc["M", "null"], null.mean()) and np.isclose(e.loc["M", "eta2"], eta_squared(frame.distance, frame.l - 1))
+    assert e.loc["M", "p"] == pytest.approx((1 + (null >= e.loc["M", "eta2"] - 1e-12).sum()) / 31)
+
+
+def test_relabelled_null_is_the_no_effect_expectation_where_pairs_share_corpora():
+    """Distances with a random effect per corpus and none of l (KSC pairs share corpora): the relabelled null matches
+    eta^2's mean, where the independent-pairs expectation (K - 1)/(N - 1) is far from it (here above: 0.023 against
+    about 0.009), and the t interval over 7 runs of eta^2 minus its relabelled null misses 0 at its nominal 5%, where
+    against (K - 1)/(N - 1) it would decide most pages by design. The page's K = 15, R = 5 and 7 samples; 300 simulated
+    pages, 60 relabellings (one set for every run: for any fixed relabelling the relabelled data have the data's law)."""
+    from embeval_nb.stats import mean_interval
+    design, rng, pages = _ksc_design(), np.random.default_rng(1), 300
+    L = relabelled_separations(design, 60, seed=0) - 1                      # one set of relabellings serves every run
+    X = _corpus_effect_runs(design, pages * 7, rng)
+    eta = eta_squared(X, design.l.to_numpy() - 1)
+    null = np.concatenate([eta_squared(X[s:s + 100, None], L[None]).mean(1) for s in range(0, len(X), 100)])
+    naive = 14 / (len(design) - 1)
+    se = eta.std() / math.sqrt(len(eta))
+    assert abs((eta - null).mean()) < 4 * se and abs((eta - naive).mean()) > 10 * se
+    lo, hi = mean_interval((eta - null).reshape(pages, 7).T)
+    misses = int(((lo > 0) | (hi < 0)).sum())
+    assert abs(misses / pages - 0.05) <= 4 * math.sqrt(0.05 * 0.95 / pages), misses / pages
+    lo, hi = mean_interval((eta - naive).reshape(pages, 7).T)
+    assert ((lo > 0) | (hi < 0)).mean() > 0.5                                 # the old null decides by design
 
 
 # ---------------------------------------------------------------- the reproduction notebook, smoke scale

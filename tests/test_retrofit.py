@@ -693,7 +693,7 @@ def test_smoke_claims(smoke):
         assert c["unit"].startswith("word") or c["verdict"] == "untested"
     by_key = {c["key"]: c for c in claims}
     assert by_key["fn-rw-coverage"]["verdict"] == "untested"       # a count of a lexicon we do not have: no verdict
-    assert smoke["retrofit/resampling"]["unit"] == "word" and smoke["retrofit/resampling"]["n_boot"] == 200
+    assert smoke["retrofit/resampling"]["unit"] == "word" and smoke["retrofit/resampling"]["n_boot"] == 1000
 
 
 def test_theory_notebook_runs(run_notebook):

@@ -1,17 +1,24 @@
 """stats: percentile intervals against numpy's percentiles (and linear interpolation by hand where replicates are
-infinite), the bootstrap's repeatability and coverage, resample counts and stratified means against direct loops,
-the exact McNemar test against scipy and Newcombe's interval against his published Table III and
-Fagerland et al.'s worked example, Clopper-Pearson intervals against scipy and against the binomial tails they invert, and
-every branch of the verdict rules."""
+infinite), the bootstrap's repeatability, resample counts and stratified means against direct loops, the resamples a
+level needs, the exact McNemar test against scipy and Newcombe's interval against his published Table III and
+Fagerland et al.'s worked example, Clopper-Pearson intervals against the binomial tails they invert, t and sign-flip
+intervals against scipy and against the sign-flip test inverted by brute force, every branch of the verdict rules, and
+the coverage of every interval the chapters use, simulated (or summed exactly) at their numbers of units and levels."""
+import contextlib
 import math
+import warnings
 
 import numpy as np
 import pytest
 
 from embeval_nb.checks import make_rng
-from embeval_nb.stats import (PairedErrors, StratifiedBootstrap, VERDICTS, bootstrap_interval, combined_verdict,
-                              interval_verdict, mcnemar_exact, _newcombe_paired, _paired_phi, percentile_interval,
-                              permutation_p_value, permutation_test, proportion_interval, resample_counts)
+from embeval_nb.stats import (VERDICTS, PairedErrors, ResampleWarning, StratifiedBootstrap, _newcombe_paired, _paired_phi,
+                              bonferroni_level, bootstrap_interval, combined_verdict, interval_verdict, mcnemar_exact,
+                              mean_interval, percentile_interval, permutation_p_value, permutation_test,
+                              proportion_interval, resample_counts, resamples_needed)
+
+# Most tests below use few replicates on purpose; the tests of resamples_needed check the warning itself.
+pytestmark = pytest.mark.filterwarnings("ignore::embeval_nb.stats.ResampleWarning")
 
 
 # --- moved from test_core.py ------------------------------------------------------------------------
@@ -639,6 +646,54 @@ def proportion_confint_wilson(k, n):
     return proportion_confint(k, n, method="wilson")
 
 
+# --- how many resamples -----------------------------------------------------------------------------------------
+
+@contextlib.contextmanager
+def _error_on(category):
+    "A context in which warnings of `category` are errors."
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", category)
+        yield
+
+
+@pytest.mark.parametrize("level,beyond,expected", [(0.95, 25, 1000), (0.9, 25, 500), (1 - 0.05 / 14, 25, 14000),
+                                                   (1 - 0.05 / 35, 25, 35000), (0.95, 1, 40), (0.99, 10, 2000), (0.5, 3, 12)])
+def test_resamples_needed_leaves_beyond_replicates_past_each_end(level, beyond, expected):
+    "The smallest B with B (1 - level) / 2 >= beyond; with B distinct replicates at least `beyond` lie past each end."
+    B = resamples_needed(level, beyond=beyond)
+    assert B == expected and type(B) is int
+    r = make_rng(B).permutation(B).astype(float)
+    lo, hi = percentile_interval(r, level=level)
+    assert (r < lo).sum() >= beyond and (r > hi).sum() >= beyond
+    if beyond == 25:                                                            # the warning's threshold
+        with _error_on(ResampleWarning):
+            percentile_interval(r, level=level)
+        with pytest.warns(ResampleWarning):                                     # one fewer: too few
+            percentile_interval(r[1:], level=level)
+
+
+def test_percentile_and_bootstrap_intervals_warn_when_resamples_are_too_few():
+    x = make_rng(0).normal(size=30)
+    with pytest.warns(ResampleWarning, match=r"^2000 bootstrap replicates leave 1.43 beyond each end of a 99.86% "
+                                              r"interval, fewer than 25.*resamples_needed\(0.998571\) = 35000$"):
+        bootstrap_interval(np.mean, x, n_boot=2000, level=bonferroni_level(35))
+    with pytest.warns(ResampleWarning, match="^999 bootstrap replicates"):
+        percentile_interval(np.arange(999.))
+    with pytest.warns(ResampleWarning) as caught:                                # pointed at the caller, once
+        bootstrap_interval(np.mean, x, n_boot=100)
+    assert len(caught) == 1 and caught[0].filename == __file__
+    with _error_on(ResampleWarning):                                             # enough: silent
+        bootstrap_interval(np.mean, x, n_boot=1000)
+        percentile_interval(np.arange(14000.), level=bonferroni_level(14))
+    for bad, error in [(0, ValueError), (2.5, TypeError)]:
+        with pytest.raises(error, match="^beyond must be an integer"):
+            resamples_needed(0.95, beyond=bad)
+    with pytest.raises(ValueError, match=r"^level must be a number in \(0, 1\)"):
+        resamples_needed(1.0)
+    with pytest.raises(ValueError, match=r"^level must be a number in \(0, 1\)"):   # checked before the warning
+        bootstrap_interval(np.mean, x, level=1.5)
+
+
 # --- StratifiedBootstrap: a resample without the chosen items ------------------------------------------------------
 
 def test_stratified_bootstrap_resample_without_the_chosen_items_has_no_mean():
@@ -666,3 +721,229 @@ def test_stratified_bootstrap_means_check_positions_and_strata():
         sb.means({"a": np.ones(4)})
 
 
+# --- mean_interval -------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("n", [2, 3, 7, 30])
+@pytest.mark.parametrize("level", [0.8, 0.95, 1 - 0.05 / 35])
+def test_t_interval_is_scipys(n, level):
+    from scipy.stats import t
+    X = make_rng(n).normal(2.0, 3.0, size=(n, 4))
+    lo, hi = mean_interval(X, level=level)
+    ref = t.interval(level, n - 1, loc=X.mean(0), scale=X.std(0, ddof=1) / math.sqrt(n))
+    np.testing.assert_allclose(lo, ref[0], rtol=1e-12); np.testing.assert_allclose(hi, ref[1], rtol=1e-12)
+    one = mean_interval(X[:, 1], level=level)
+    assert type(one[0]) is float and one == pytest.approx((lo[1], hi[1]), rel=1e-14)
+    assert mean_interval(list(X[:, 1]), level=level) == one
+
+
+def _signflip_by_inversion(x, level, grid):
+    """The values of `grid` the equal-tailed sign-flip test of the centre does not reject: theta is kept when the sum
+    of x - theta is neither among the k largest nor the k smallest of its 2^n sign flips, k = floor((1 - level) 2^(n-1))."""
+    n = len(x)
+    signs = 1 - 2 * ((np.arange(2 ** n)[:, None] >> np.arange(n)) & 1)       # (2^n, n) every sign pattern
+    k = math.floor((1 - level) * 2 ** (n - 1) + 1e-9)
+    flips = (x[None, :] - grid[:, None]) @ signs.T                           # (grid, 2^n); column 0: no sign flipped
+    observed = flips[:, :1]                                                   # computed alike, so it never outranks itself
+    return grid[((flips > observed).sum(1) >= k) & ((flips < observed).sum(1) >= k)]
+
+
+@pytest.mark.parametrize("n,level", [(6, 0.9), (6, 0.95), (8, 0.95), (8, 0.99), (10, 1 - 0.05 / 14), (5, 0.8)])
+def test_signflip_interval_inverts_the_sign_flip_test(n, level):
+    x = make_rng(n).standard_t(3, n)
+    grid = np.linspace(x.min() - 1, x.max() + 1, 20001); step = grid[1] - grid[0]
+    kept = _signflip_by_inversion(x, level, grid)
+    lo, hi = mean_interval(x, level=level, method="signflip")
+    assert abs(kept.min() - lo) <= step and abs(kept.max() - hi) <= step
+    assert kept.size == np.count_nonzero((grid > lo) & (grid < hi))           # one interval, no holes
+    from itertools import combinations
+    means = np.sort([x[list(c)].mean() for r in range(1, n + 1) for c in combinations(range(n), r)])
+    k = math.floor((1 - level) * 2 ** (n - 1) + 1e-9)
+    assert (lo, hi) == pytest.approx((means[k - 1], means[-k]), rel=1e-12)
+
+
+def test_signflip_interval_is_unbounded_below_its_smallest_level_and_blocks_columns():
+    x = make_rng(0).normal(size=(9, 5))
+    lo, hi = mean_interval(x, level=1 - 0.05 / 14, method="signflip")         # 9 units: k = floor(0.91) = 0
+    assert (lo == -np.inf).all() and (hi == np.inf).all()
+    assert mean_interval(x[:, 0], level=1 - 2 ** -8, method="signflip")[0] > -np.inf   # 1 - 2^(1-n): the first finite
+    assert mean_interval(x[:, 0], level=1 - 2 ** -8 + 1e-6, method="signflip") == (-np.inf, np.inf)
+    assert interval_verdict(*mean_interval(x[:, 0], level=0.999, method="signflip"), above=0) == "undecided"
+    X = make_rng(1).normal(size=(20, 5))                                      # 2^20 means a column: blocks of 4 columns
+    lo, hi = mean_interval(X, method="signflip")
+    for j in (0, 4):
+        assert (lo[j], hi[j]) == mean_interval(X[:, j], method="signflip")
+    assert mean_interval(np.ones(1), method="signflip") == (-np.inf, np.inf)
+
+
+def test_mean_interval_errors():
+    for values, error, match in [([], ValueError, "non-empty"), (np.ones((3, 0)), ValueError, "non-empty"),
+                                 (np.ones((2, 2, 2)), ValueError, r"got shape \(2, 2, 2\)"), ([1.0, np.nan], ValueError, "1 NaN or infinite"),
+                                 (["a", "b"], TypeError, "array of numbers"), ([1.0], ValueError, "at least 2 units")]:
+        with pytest.raises(error, match=match):
+            mean_interval(values)
+    with pytest.raises(ValueError, match="^method must be one of 't', 'signflip'"):
+        mean_interval([1.0, 2.0], method="bootstrap")
+    with pytest.raises(ValueError, match=r"^level must be a number in \(0, 1\)"):
+        mean_interval([1.0, 2.0], level=95)
+    with pytest.raises(ValueError, match="takes at most 20, got 21; use method='t'"):
+        mean_interval(np.ones(21), method="signflip")
+
+
+# --- coverage of every interval the chapters use ------------------------------------------------------------------
+# Each test counts how often an interval misses the truth over simulated samples and compares the miss rate with the
+# nominal (or a known) one within four binomial standard errors of the simulation itself. The numbers of units and
+# levels are the chapters': 7 disjoint samples (corpus_distance's KSC claims) at 95% and at the Bonferroni level of 14
+# conditions, 20 perturbations (its synthetic claims) and 20-50 units of small claims, a few hundred test documents
+# (wmd), and 1 - 0.05/35.
+
+B14, B35 = 1 - 0.05 / 14, 1 - 0.05 / 35
+
+
+def _within(misses, trials, p, k=4.0):
+    "Whether a miss count is within k binomial standard errors of the miss rate p."
+    return abs(misses / trials - p) <= k * math.sqrt(p * (1 - p) / trials)
+
+
+def _percentile_misses(n, level, n_boot, trials, draw, truth, seed):
+    """How often the percentile interval of the bootstrap means of n units misses `truth`, over `trials` samples drawn
+    by `draw(rng, (n, t))`. The means of every sample come from one set of `resample_counts` (the resamples of
+    `bootstrap_interval`; each sample's interval is valid on any fixed set, so one serves all), in blocks of 500
+    samples; the ends are numpy's linear quantiles of each column, which are `percentile_interval`'s (checked on each
+    block's first column)."""
+    rng, misses, q = make_rng(seed), 0, [(1 - level) / 2, (1 + level) / 2]
+    counts = resample_counts(n, n_boot, seed=seed) / n
+    for start in range(0, trials, 500):
+        X = draw(rng, (n, min(500, trials - start)))
+        R = counts @ X                                                         # (n_boot, t) replicates
+        lo, hi = np.quantile(R, q, axis=0)
+        assert percentile_interval(R[:, 0], level=level) == pytest.approx((lo[0], hi[0]), rel=1e-12, abs=1e-15)
+        misses += int(((lo > truth) | (hi < truth)).sum())
+    return misses
+
+
+def _normal_percentile_misses(n, level):
+    "The large-resample miss rate of the percentile interval of a mean of n normal units: P(|T_{n-1}| > z sqrt((n-1)/n))."
+    from scipy.stats import norm, t
+    return 2 * t.sf(norm.ppf((1 + level) / 2) * math.sqrt((n - 1) / n), n - 1)
+
+
+@pytest.mark.parametrize("n,level,trials,undercovers", [
+    (7, 0.95, 2000, True), (7, B14, 2000, True), (20, 0.95, 2000, None), (20, B14, 2000, None), (50, 0.95, 2000, None)])
+def test_percentile_bootstrap_coverage_on_few_normal_units(n, level, trials, undercovers):
+    """The percentile interval of a mean is nearly the normal interval with the 1/n variance, and misses as often as
+    that interval does, P(|T_{n-1}| > z sqrt((n-1)/n)): 2.4 times the nominal 5% with 7 units, 10 times the nominal
+    0.36% at the Bonferroni level of 14 conditions (12 times by simulation), 1.4 and 2.9 times with 20 units. With
+    `resamples_needed(level)` resamples, so the shortfall is the method's, not the resamples'."""
+    misses = _percentile_misses(n, level, resamples_needed(level), trials, lambda rng, s: rng.normal(size=s), 0.0, seed=n)
+    expected = _normal_percentile_misses(n, level)
+    assert _within(misses, trials, expected), (misses / trials, expected)
+    if undercovers:
+        assert misses / trials > (1 - level) + 4 * math.sqrt(level * (1 - level) / trials)
+
+
+def test_percentile_bootstrap_covers_with_a_few_hundred_documents():
+    "300 test documents, each wrong with probability 0.1 (wmd's units): the 95% interval of the error rate keeps its level."
+    draw = lambda rng, s: (rng.random(s) < 0.1).astype(float)
+    assert _within(_percentile_misses(300, 0.95, 1000, 2000, draw, 0.1, seed=3), 2000, 0.05)
+
+
+def test_stratified_bootstrap_coverage():
+    """A mean over three data sets of 20, 30 and 200 items, resampled within each: the 95% percentile interval of the
+    mean of the three strata's means misses near its nominal rate (a little more with 20 and 30 items a stratum)."""
+    sizes, trials, misses, rng = {"a": 20, "b": 30, "c": 200}, 1000, 0, make_rng(4)
+    for block in range(trials // 250):
+        sb = StratifiedBootstrap(sizes, 1000, seed=[4, block])
+        for _ in range(250):
+            reps = sb.means({s: rng.exponential(1.0, n) for s, n in sizes.items()}).mean(0)
+            lo, hi = percentile_interval(reps[1:])
+            misses += not lo <= 1.0 <= hi
+    assert _within(misses, trials, 0.05) or 0.05 < misses / trials < 0.08, misses / trials
+
+
+@pytest.mark.parametrize("n", [5, 6, 7, 8, 9, 10])
+def test_t_interval_coverage_on_few_normal_units(n):
+    "Student's interval over n = 5..10 normal units misses at its nominal rate at 95% and at the Bonferroni levels."
+    X, trials = make_rng(n).normal(size=(n, 100_000)), 100_000
+    for level in (0.95, B14, B35):
+        lo, hi = mean_interval(X, level=level)
+        misses = int(((lo > 0) | (hi < 0)).sum())
+        assert _within(misses, trials, 1 - level), (level, misses / trials)
+
+
+@pytest.mark.parametrize("n,law", [(n, "normal") for n in range(5, 11)] + [(7, "laplace"), (10, "laplace")])
+def test_signflip_interval_coverage_is_exact_on_symmetric_units(n, law):
+    """Misses at exactly 2k / 2^n <= 1 - level for normal and for heavy-tailed (Laplace) units, and is unbounded where
+    k = 0 (below 6 units at 95%, below 10 at 1 - 0.05/14, and to 10 units at 1 - 0.05/35)."""
+    rng, trials = make_rng([n, len(law)]), 10_000 if n < 9 else 5_000
+    X = rng.normal(size=(n, trials)) if law == "normal" else rng.laplace(size=(n, trials))
+    for level in (0.95, B14, B35):
+        k = math.floor((1 - level) * 2 ** (n - 1) + 1e-9)
+        lo, hi = mean_interval(X, level=level, method="signflip")
+        if k == 0:
+            assert (lo == -np.inf).all() and (hi == np.inf).all()
+            continue
+        misses = int(((lo > 0) | (hi < 0)).sum())
+        assert 2 * k / 2 ** n <= 1 - level and _within(misses, trials, 2 * k / 2 ** n), (level, misses / trials)
+    assert (n >= 6) == np.isfinite(mean_interval(X[:, 0], method="signflip")[0])
+    assert (n >= 10) == np.isfinite(mean_interval(X[:, 0], level=B14, method="signflip")[0])
+
+
+@pytest.mark.parametrize("n", [7, 20, 50, 300, 500])
+def test_clopper_pearson_coverage_is_at_least_the_level(n):
+    """Computed exactly rather than simulated: for every p on a grid, the chance that the interval of k ~ Bin(n, p)
+    covers p, summed over k, is at least the level (7 samples' votes in corpus_distance at 1 - 0.05/14, 200-500
+    repeated tests in crossmatch, a few hundred test documents in wmd). Exact intervals are conservative, most so with
+    few trials: with 7 at 1 - 0.05/14 the coverage averages 99.95% over p."""
+    from scipy.stats import binom
+    p = np.linspace(1e-4, 1 - 1e-4, 2001)
+    pmf = binom.pmf(np.arange(n + 1)[:, None], n, p[None, :])              # (k, p)
+    for level in (0.95, B14, B35):
+        ends = np.array([proportion_interval(k, n, level=level) for k in range(n + 1)])
+        covered = (ends[:, :1] <= p) & (p <= ends[:, 1:])
+        coverage = (pmf * covered).sum(0)
+        assert coverage.min() >= level - 1e-9, (level, coverage.min())
+        assert (ends[:, 1] - ends[:, 0] < 1).all()                              # never the whole of [0, 1]
+
+
+@pytest.mark.parametrize("N,cells", [(40, (0.0, 0.1, 0.1, 0.8)), (300, (0.05, 0.03, 0.06, 0.86))])
+def test_mcnemar_interval_coverage(N, cells):
+    """Newcombe's interval (with the Clopper-Pearson bound where no item is discordant), 1000 paired samples of N items
+    (a small claim's 40, a few hundred test documents): misses at most at its nominal 5%, within the simulation's error
+    (the lopsided cases are the tests above)."""
+    rng, trials, misses = make_rng(N), 1000, 0
+    truth = cells[1] - cells[2]
+    for counts in rng.multinomial(N, cells, size=trials):
+        r = mcnemar_exact(*_paired(*counts))
+        misses += not r.low <= truth <= r.high
+    assert misses / trials <= 0.05 + 4 * math.sqrt(0.05 * 0.95 / trials), misses / trials
+
+
+# The levels of corpus_distance's claims over its 7 disjoint samples: 1 - 0.05/m for m conditions (2 to 16 metrics),
+# split q ways where a claim is about the smallest of q means (rise-then-fall: 13 metrics x 2; others-lowest-at-K:
+# 9 metrics x 14 separations); 35 KSC sets drawn from all samples' pairs (small-corpora-no-saturation, 6 conditions).
+PAGE_LEVELS = [1 - 0.05 / m for m in (1, 2, 3, 6, 9, 16, 26, 126)]
+
+
+@pytest.mark.parametrize("n", [7, 35])
+def test_t_interval_coverage_at_the_pages_levels(n):
+    "Student's interval over 7 and over 35 normal units misses at its nominal rate at every level corpus_distance uses."
+    X, trials = make_rng([n, 1]).normal(size=(n, 50_000)), 50_000
+    for level in PAGE_LEVELS:
+        lo, hi = mean_interval(X, level=level)
+        misses = int(((lo > 0) | (hi < 0)).sum())
+        assert _within(misses, trials, 1 - level), (level, misses / trials)
+
+
+@pytest.mark.parametrize("q", [2, 14])
+def test_interval_of_the_smallest_of_q_means_covers(q):
+    """The interval Claims.mean gives the smallest of q means (each mean's t interval at the level split q ways, the
+    smallest low end to the smallest high end) covers the smallest true mean at least at its level, with 7 units whose
+    q quantities are correlated, where the means are equal (the hardest case) and where one is far below the rest."""
+    rng, trials, level = make_rng([q, 2]), 20_000, 1 - 0.05 / 9
+    for theta in (np.zeros(q), np.r_[-1.0, np.zeros(q - 1)]):
+        shared = rng.normal(size=(7, 1, trials))
+        X = theta[None, :, None] + 0.6 * shared + 0.8 * rng.normal(size=(7, q, trials))
+        lo, hi = mean_interval(X.reshape(7, -1), level=1 - (1 - level) / q)
+        lo, hi = lo.reshape(q, trials).min(0), hi.reshape(q, trials).min(0)
+        misses = int(((lo > theta.min()) | (hi < theta.min())).sum())
+        assert misses / trials <= (1 - level) + 4 * math.sqrt(level * (1 - level) / trials), (theta, misses / trials)
