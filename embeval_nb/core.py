@@ -4,7 +4,7 @@
 
 # %% ../nbs/core.ipynb #c002
 from __future__ import annotations
-import contextlib, json, os, sys
+import contextlib, json, os, sys, time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
@@ -177,15 +177,28 @@ def record_dir() -> Path:
     import platformdirs
     return Path(os.environ.get("EMBEVAL_RECORD_DIR") or platformdirs.user_data_path("embeval") / "records")
 
+_RUN_FILES: dict[int, str] = {}   # process id -> the name of its own record file, fixed when first asked for
+
+def _own_record_file() -> Path | None:
+    "This process's own file in `record_dir()` when neither `$EMBEVAL_RECORD_FILE` nor `$EMBEVAL_RECORD_DIR` is set, else None."
+    if os.environ.get("EMBEVAL_RECORD_FILE") or os.environ.get("EMBEVAL_RECORD_DIR"): return None
+    pid = os.getpid()
+    return record_dir() / _RUN_FILES.setdefault(pid, f"run-{time.strftime('%Y%m%d-%H%M%S')}-{pid}.json")
+
 def record_file() -> Path:
-    """The JSON file that `record` writes to: `$EMBEVAL_RECORD_FILE` if set and not empty, else `record_dir() / 'records.json'`.
+    """The JSON file that `record` writes to: `$EMBEVAL_RECORD_FILE` if set and not empty, else `records.json` in
+    `$EMBEVAL_RECORD_DIR` if set, else this process's own file `run-<date>-<time>-<pid>.json` in `record_dir()`.
 
     >>> from unittest import mock
     >>> with mock.patch.dict(os.environ, {"EMBEVAL_RECORD_DIR": "my-records", "EMBEVAL_RECORD_FILE": ""}):
     ...     record_file().as_posix()
     'my-records/records.json'
+    >>> with mock.patch.dict(os.environ, {"EMBEVAL_RECORD_DIR": "", "EMBEVAL_RECORD_FILE": ""}):
+    ...     record_file() == record_file() and record_file().name.startswith("run-")   # one file per process
+    True
     """
-    return Path(os.environ.get("EMBEVAL_RECORD_FILE") or record_dir() / "records.json")
+    own = _own_record_file()
+    return own if own is not None else Path(os.environ.get("EMBEVAL_RECORD_FILE") or record_dir() / "records.json")
 
 def _to_json(value: Any) -> Any:
     if isinstance(value, np.ndarray): return value.tolist()
@@ -214,6 +227,8 @@ def record(name: str, value: Any) -> Any:
     """
     path, stored = record_file(), _to_json(value)
     with locked(path):                                  # read, add, replace: one process at a time
+        if not path.exists() and path == _own_record_file():   # the first record of a run by hand: say where it goes
+            print(f"embeval: this run's records go to {path} (set EMBEVAL_RECORD_DIR to choose the folder)", file=sys.stderr)
         records = read_records(path); records[name] = stored
         atomic_write(path, lambda f: f.write(json.dumps(records, indent=1, sort_keys=True).encode()))
     return value

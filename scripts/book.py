@@ -503,10 +503,15 @@ def build(scale: str = "book", chapter: str | None = None) -> Path:
     return html
 
 
-if __name__ == "__main__":
+def parser() -> argparse.ArgumentParser:
+    "The command line of this script (`make book`, `make chapter CH=...`)."
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--scale", default="book", choices=["smoke", "book", "paper"])
     ap.add_argument("--chapter", help="build only this chapter of book.yml (its pages and the pages they read)")
-    a = ap.parse_args()
+    return ap
+
+
+if __name__ == "__main__":
+    a = parser().parse_args()
     check_exports()
     build(a.scale, a.chapter)

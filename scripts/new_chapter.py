@@ -369,14 +369,19 @@ def check_command(name: str) -> list[str]:
     return [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *check_tests(name)]
 
 
-def main(argv=None) -> int:
+def parser() -> argparse.ArgumentParser:
+    "The command line of this script (`make new-chapter CH=... TITLE=... PAPER=...` calls it)."
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("name", help="the chapter's name: its module embeval_nb/<name>.py and notebooks nbs/<name>*.ipynb")
     ap.add_argument("--title", help="the chapter's title (default: from the name)")
     ap.add_argument("--paper", help="the paper's key in references.bib (default: the name, with a placeholder entry)")
     ap.add_argument("--reproduces", help="what the chapter reproduces, for the landing page's table")
     ap.add_argument("--check", action="store_true", help="run the checks of an existing chapter instead of writing one")
-    a = ap.parse_args(argv)
+    return ap
+
+
+def main(argv=None) -> int:
+    a = parser().parse_args(argv)
     if a.check:
         return subprocess.run(check_command(a.name), cwd=book.ROOT).returncode
     title = a.title or a.name.replace("_", " ").capitalize()

@@ -37,29 +37,35 @@ def selected_units(chapters: list[str], only: list[str]) -> list:
     return units
 
 
+def parser() -> argparse.ArgumentParser:
+    "The command line of this script (`make paper CH=... HOURS=...` calls it)."
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0], epilog=__doc__.split("\n", 1)[1],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--chapter", action="append", default=[], help="a chapter of book.yml (repeatable; default: every chapter with units)")
+    ap.add_argument("--only", action="append", default=[], help="glob on a unit's table or name, e.g. 'reuters/table2' (repeatable)")
+    ap.add_argument("--hours", type=float, default=None, help="time budget: no unit is started that would end after it")
+    ap.add_argument("--workers", type=int, default=2, help="local worker processes (default 2)")
+    ap.add_argument("--scheduler", default=None, help="address of a dask.distributed scheduler to run the units on")
+    ap.add_argument("--results", default=None, help="results folder (default: results/ of this checkout)")
+    ap.add_argument("--status", action="store_true", help="list units done, missing and stale per table, and the CPU hours left")
+    ap.add_argument("--verify", type=int, default=None, metavar="N", help="recompute N random done units and compare them with their records")
+    ap.add_argument("--force", action="store_true", help="run done units again too")
+    return ap
+
+
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0], epilog=__doc__.split("\n", 1)[1],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--chapter", action="append", default=[], help="a chapter of book.yml (repeatable; default: every chapter with units)")
-    parser.add_argument("--only", action="append", default=[], help="glob on a unit's table or name, e.g. 'reuters/table2' (repeatable)")
-    parser.add_argument("--hours", type=float, default=None, help="time budget: no unit is started that would end after it")
-    parser.add_argument("--workers", type=int, default=2, help="local worker processes (default 2)")
-    parser.add_argument("--scheduler", default=None, help="address of a dask.distributed scheduler to run the units on")
-    parser.add_argument("--results", default=None, help="results folder (default: results/ of this checkout)")
-    parser.add_argument("--status", action="store_true", help="list units done, missing and stale per table, and the CPU hours left")
-    parser.add_argument("--verify", type=int, default=None, metavar="N", help="recompute N random done units and compare them with their records")
-    parser.add_argument("--force", action="store_true", help="run done units again too")
-    args = parser.parse_args(argv)
+    ap = parser()
+    args = ap.parse_args(argv)
     from embeval_nb.runs import run_units, status, verify_units, write_manifest
 
     known = paper_chapters()
     if bad := [c for c in args.chapter if c not in known]:
-        parser.error(f"--chapter {bad[0]!r}: the chapters with paper-scale units are {', '.join(known) or 'none'}")
-    if args.hours is not None and not args.hours > 0: parser.error(f"--hours must be above 0, got {args.hours}")
-    if args.workers < 1: parser.error(f"--workers must be at least 1, got {args.workers}")
-    if args.verify is not None and args.verify < 1: parser.error(f"--verify must be at least 1, got {args.verify}")
+        ap.error(f"--chapter {bad[0]!r}: the chapters with paper-scale units are {', '.join(known) or 'none'}")
+    if args.hours is not None and not args.hours > 0: ap.error(f"--hours must be above 0, got {args.hours}")
+    if args.workers < 1: ap.error(f"--workers must be at least 1, got {args.workers}")
+    if args.verify is not None and args.verify < 1: ap.error(f"--verify must be at least 1, got {args.verify}")
     units = selected_units(args.chapter or known, args.only)
-    if not units: parser.error(f"no unit matches --only {args.only}")
+    if not units: ap.error(f"no unit matches --only {args.only}")
 
     if args.status:
         import pandas as pd

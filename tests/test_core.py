@@ -95,6 +95,41 @@ def test_threads_recording_into_one_file_at_once_lose_nothing(tmp_path, monkeypa
     assert read_records() == {f"t/{k}": k for k in range(80)}
 
 
+_BY_HAND = textwrap.dedent("""
+    import os, sys
+    from pathlib import Path
+    import platformdirs
+    platformdirs.user_data_path = lambda app: Path(sys.argv[1]) / app      # the user's data folder, here a scratch one
+    for k in ("EMBEVAL_RECORD_FILE", "EMBEVAL_RECORD_DIR"): os.environ.pop(k, None)
+    from embeval_nb.core import Claims, read_records, record, record_file
+    record(f"by-hand/{sys.argv[2]}", 1)
+    Claims("by-hand").add(sys.argv[2], "a claim", paper="-", ours="-", verdict="holds", test="t", unit="u")
+    print(record_file().name, sorted(read_records()))
+""")
+
+
+def test_runs_by_hand_each_record_into_a_file_of_their_own_and_say_where(tmp_path):
+    """Without `$EMBEVAL_RECORD_FILE` or `$EMBEVAL_RECORD_DIR` (a page or `Claims` run by hand), each process writes its
+    own file `run-<date>-<time>-<pid>.json` in the user's records folder, says so once on stderr, and two runs never
+    put their keys into one file."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("EMBEVAL_RECORD")}
+    runs = [subprocess.run([sys.executable, "-c", _BY_HAND, str(tmp_path), name], capture_output=True, text=True,
+                           env=env, check=True) for name in ("first", "second")]
+    folder = tmp_path / "embeval" / "records"
+    files = sorted(p.name for p in folder.glob("run-*.json"))
+    assert len(files) == 2 and all(f.endswith(".json") for f in files), sorted(p.name for p in folder.iterdir())
+    for run, name in zip(runs, ("first", "second")):
+        file, keys = run.stdout.split(" ", 1)
+        assert file in files and keys.strip() == str(["by-hand/claims", f"by-hand/{name}"])
+        assert run.stderr == f"embeval: this run's records go to {folder / file} (set EMBEVAL_RECORD_DIR to choose the folder)\n"
+
+
+def test_a_named_record_folder_is_shared_by_the_runs_that_name_it(tmp_path, monkeypatch, capsys):
+    monkeypatch.delenv("EMBEVAL_RECORD_FILE", raising=False); monkeypatch.setenv("EMBEVAL_RECORD_DIR", str(tmp_path))
+    record("a", 1); record("b", 2)
+    assert read_records(tmp_path / "records.json") == {"a": 1, "b": 2} and capsys.readouterr().err == ""
+
+
 @pytest.mark.parametrize("umask", [0o022, 0o077], ids=oct)
 def test_the_record_file_follows_the_umask(tmp_path, umask):
     script = ("import json, os, sys; os.environ['EMBEVAL_RECORD_FILE'] = f'{sys.argv[1]}/r.json'\n"
