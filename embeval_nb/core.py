@@ -15,7 +15,8 @@ from tqdm import tqdm  # plain text bars: tqdm.auto needs ipywidgets in notebook
 from .cache import atomic_write, locked
 from .checks import check_choice, check_n_jobs
 from .stats import (VERDICTS, bonferroni_level, bootstrap_interval, bootstrap_intervals, combined_verdict,
-                             interval_verdict, mcnemar_exact, mean_interval, percentile_interval, resamples_needed)
+                             interval_verdict, mcnemar_exact, mean_interval, percentile_interval, resamples_needed,
+                             SIGNFLIP_MAX_UNITS)
 
 # %% auto #0
 __all__ = ['SCALES', 'CLAIM_VERDICTS', 'ACCOUNT_STATUS', 'seed_everything', 'jit', 'set_progress', 'progress_enabled', 'progress',
@@ -549,11 +550,11 @@ class Claims:
             label = f"{key} {name}".strip()
             check_can_fail(label, float(_unit_values(label, f, cx).mean(0).min()), above=above, below=below)
         def run(data) -> dict:
-            "{condition: (the smallest mean, low, high)} of the values on `data`."
-            out = {}
+            "{condition: (the smallest mean, low, high)} of the values on `data` (more units than sign-flip enumerates: t)."
+            out, m = {}, "t" if len(data[0]) > SIGNFLIP_MAX_UNITS else method
             for name, f in fs.items():
                 V = _unit_values(f"{key} {name}".strip(), f, data).reshape(len(data[0]), -1)
-                low, high = mean_interval(V, level=1 - (1 - level) / V.shape[1], method=method)
+                low, high = mean_interval(V, level=1 - (1 - level) / V.shape[1], method=m)
                 out[name] = (float(V.mean(0).min()), float(low.min()), float(high.min()))
             return out
         reach = lambda data: None if data is None else _combined(run(data), above=above, below=below, scope=scope)[1]

@@ -14,10 +14,10 @@ import numpy as np
 from .checks import check_choice, check_int, check_real, check_rows, make_rng
 
 # %% auto #0
-__all__ = ['VERDICTS', 'percentile_interval', 'ResampleWarning', 'resamples_needed', 'bootstrap_interval', 'bootstrap_intervals',
-           'resample_counts', 'StratifiedBootstrap', 'mean_interval', 'PairedErrors', 'mcnemar_exact',
-           'permutation_p_value', 'permutation_test', 'proportion_interval', 'interval_verdict', 'combined_verdict',
-           'bonferroni_level', 'split_units']
+__all__ = ['SIGNFLIP_MAX_UNITS', 'VERDICTS', 'percentile_interval', 'ResampleWarning', 'resamples_needed', 'bootstrap_interval',
+           'bootstrap_intervals', 'resample_counts', 'StratifiedBootstrap', 'mean_interval', 'PairedErrors',
+           'mcnemar_exact', 'permutation_p_value', 'permutation_test', 'proportion_interval', 'interval_verdict',
+           'combined_verdict', 'bonferroni_level', 'split_units']
 
 # %% ../nbs/stats.ipynb #c005
 def percentile_interval(replicates, *, level: float = 0.95) -> tuple[float, float]:
@@ -221,7 +221,7 @@ def mean_interval(values,                 # (n,) or (n, m) finite numbers: n ind
     low, high = (_t_ends if method == "t" else _signflip_ends)(X.reshape(len(X), -1), level)
     return (float(low[0]), float(high[0])) if X.ndim == 1 else (low, high)
 
-_SIGNFLIP_MAX_UNITS = 20     # the sign-flip interval enumerates 2^n subset means per column
+SIGNFLIP_MAX_UNITS = 20     # the sign-flip interval enumerates 2^n subset means per column
 
 def _units(values, method: str) -> np.ndarray:
     "`values` as a float64 (n,) or (n, m) array of finite numbers with as many units as `method` takes."
@@ -230,8 +230,8 @@ def _units(values, method: str) -> np.ndarray:
     if X.ndim not in (1, 2) or 0 in X.shape: raise ValueError(f"values must be a non-empty (n,) or (n, m) array, got shape {X.shape}")
     if not np.isfinite(X).all(): raise ValueError(f"values must be finite, got {int((~np.isfinite(X)).sum())} NaN or infinite")
     if method == "t" and len(X) < 2: raise ValueError("method='t' needs at least 2 units (rows of values), got 1")
-    if method == "signflip" and len(X) > _SIGNFLIP_MAX_UNITS:
-        raise ValueError(f"method='signflip' enumerates the 2^n subsets of the units and takes at most {_SIGNFLIP_MAX_UNITS}, "
+    if method == "signflip" and len(X) > SIGNFLIP_MAX_UNITS:
+        raise ValueError(f"method='signflip' enumerates the 2^n subsets of the units and takes at most {SIGNFLIP_MAX_UNITS}, "
                          f"got {len(X)}; use method='t'")
     return X
 

@@ -103,7 +103,8 @@ _BY_HAND = textwrap.dedent("""
     for k in ("EMBEVAL_RECORD_FILE", "EMBEVAL_RECORD_DIR"): os.environ.pop(k, None)
     from embeval_nb.core import Claims, read_records, record, record_file
     record(f"by-hand/{sys.argv[2]}", 1)
-    Claims("by-hand").add(sys.argv[2], "a claim", paper="-", ours="-", verdict="holds", test="t", unit="u")
+    Claims("by-hand").add(sys.argv[2], "a claim", paper="-", ours="-", verdict="holds", test="t", unit="u",
+                        on_alternative="holds", on_counterexample="fails")
     print(record_file().name, sorted(read_records()))
 """)
 

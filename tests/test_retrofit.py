@@ -660,7 +660,9 @@ def test_smoke_changes_are_consistent(smoke):
     t2 = smoke["retrofit/table2"]
     names = {"GloVe 50-d": "glove", "skip-gram": "sg"}
     for r in rows:
-        assert np.isclose(r["change"], r["after"] - r["before"]) and r["low"] <= r["high"]
+        assert np.isclose(r["change"], r["after"] - r["before"])
+        undefined = np.isnan(r["low"]) and np.isnan(r["high"])   # a resample left fewer than two of the pairs (`ci`)
+        assert r["low"] <= r["high"] or (undefined and r["pairs"] != "all")
         if r["pairs"] == "all":
             assert np.isclose(r["before"], t2[names[r["vectors"]]][r["benchmark"]][r["metric"]])
         else:
