@@ -295,11 +295,12 @@ def paper_runs(name: str) -> list[tuple[str, dict, str]]:
             for stem, params in runs(name, "book")]
 
 
-def paper_tables(name: str, params: dict) -> list[str]:
+def paper_tables(name: str, params: dict, units: list | None = None) -> list[str]:
     """The unit tables a paper-scale run of notebook `name` with `params` reads: for a run of a sweep with value v,
-    those of its chapter named `v/...`; otherwise every table of its chapter."""
+    those of its chapter named `v/...`; otherwise every table of its chapter (`units`: its units, None: looked up)."""
     from embeval_nb.runs import chapter_units
-    tables = list(dict.fromkeys(u.table for u in chapter_units(reproductions()[name])))
+    units = chapter_units(reproductions()[name]) if units is None else units
+    tables = list(dict.fromkeys(u.table for u in units))
     sweep = sweeps().get(name)
     return [t for t in tables if t.startswith(f"{params[sweep[0]]}/")] if sweep else tables
 
@@ -308,8 +309,9 @@ def paper_records(name: str, params: dict) -> tuple[str | None, str]:
     """(one sha256 over the records of every unit of the run's tables, None unless all are done and current;
     'k of n units done')."""
     from embeval_nb.runs import chapter_units, results_dir, unit_states
-    tables = set(paper_tables(name, params))
-    states = unit_states([u for u in chapter_units(reproductions()[name]) if u.table in tables])
+    units = chapter_units(reproductions()[name])
+    tables = set(paper_tables(name, params, units))
+    states = unit_states([u for u in units if u.table in tables])
     done = sum(s == "done" for _, s, _ in states)
     progress = f"{done} of {len(states)} units done"
     if not states or done < len(states): return None, progress

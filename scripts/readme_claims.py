@@ -101,7 +101,7 @@ def run_row(d: str, records: Path) -> str:
             f'{rec["wmd/timings"]["total"] / 60:.1f} |')
 
 
-def _claims_of(path: Path, chapter: str) -> dict[str, dict]:
+def _claims_of(path: Path, chapter: str) -> dict[str, dict] | None:
     "{key: claim} of the claims a page run recorded in `path` (None if it did not run)."
     return {c["key"]: c for c in json.loads(path.read_text())[f"{chapter}/claims"]} if path.is_file() else None
 
