@@ -89,9 +89,17 @@ def _loaded_source(obj) -> str:
                            "of the code that runs: start the run again")
     return inspect.getsource(obj)
 
+_normalised = {}   # {function or class: its normalised source}, the first time this process read it
+
 def _normalised_source(obj) -> str:
-    "The source of a function or class, parsed and printed back without docstrings or comments."
-    tree = ast.parse(textwrap.dedent(_loaded_source(obj)))
+    """The source of a function or class, parsed and printed back without docstrings or comments; read once per
+    process, as the code that runs is the code it loaded."""
+    if obj not in _normalised: _normalised[obj] = _parsed_without_docstrings(_loaded_source(obj))
+    return _normalised[obj]
+
+def _parsed_without_docstrings(source: str) -> str:
+    "`source` parsed and printed back without docstrings or comments."
+    tree = ast.parse(textwrap.dedent(source))
     for node in ast.walk(tree):
         body = getattr(node, "body", None)
         if (isinstance(body, list) and body and isinstance(body[0], ast.Expr)

@@ -262,7 +262,7 @@ def test_readme_block_is_made_from_the_records(tables, tmp_path):
     assert "No page is shown at paper scale yet" in new
 
 
-def test_readme_sets_the_paper_scale_pages_beside_their_book_runs(tmp_path):
+def test_readme_sets_the_paper_scale_pages_beside_their_book_runs(tables, tmp_path):
     """The paper-scale block counts the verdicts of each page the book showed at paper scale and names each one that
     changed from its book-scale run, in bold, with the two tests behind it."""
     records, readme, paper = _records_with_every_chapter(tmp_path), _readme(tmp_path), tmp_path / "paper"
