@@ -529,11 +529,14 @@ def _zero_check(V, rows, P: PaperCorpus, name: str) -> None:
                          "paper-scale corpus keeps: it has no cosine similarity (see paper_corpus)")
 
 def _depths(P: PaperCorpus, a: int, b: int, k: int) -> np.ndarray:
-    "(q,) rows the block [a, b) of the order lists per query: for the whole corpus, and the first sample for its subsets."
+    """(q,) rows the block [a, b) of the order lists per query: for the whole corpus, and the first sample for its
+    subsets. The rows of the first sample that the block holds are placed, not drawn: each may be among the k nearest."""
     N = len(P.corpus); q0 = len(P.samples[0])
-    full = block_depth(min(b - a, N - 1), N - 1, k)                 # a block may hold the query: at most n - 1 others
+    placed = max(0, min(b, q0) - a)
+    depth = lambda n, k: min(b - a, k, placed + block_depth(min(b - a - placed, n), n, k))   # a block may hold the query:
+    full = depth(N - 1, k)                                                                 # at most n - 1 others
     sub = min(s for s in (*PAPER_SIZES, N) if s >= b)
-    deep = max(full, block_depth(min(b - a, sub - 1), sub - 1, min(k, sub - 1)))
+    deep = max(full, depth(sub - 1, min(k, sub - 1)))
     return np.array([deep if j < q0 else full for j in range(len(P.queries))])
 
 def _cuts(a: int, b: int, n: int) -> list[tuple[int, int]]:

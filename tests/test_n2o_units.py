@@ -145,6 +145,19 @@ def test_units_on_real_sentences_assemble_to_one_search(on_small, names, ranges)
     assert got.dims[names[0]] == V.shape[1] and -1 < got.sts[names[0]] <= 1
 
 
+def test_blocks_holding_the_placed_first_sample_list_it_whole(on_small, monkeypatch):
+    """The first query sample leads the order, so a block that holds it is not a random part of the corpus: here every
+    query's nearest rows are the other queries, and the merge is still exact."""
+    P, k = on_small, 20
+    monkeypatch.setattr(n2o, "PAPER_SIZES", (60, 700))
+    V = np.random.default_rng(5).normal(size=(len(P.corpus), 16)); V[P.queries, 0] += 40.0
+    blocks = []
+    for a, b in n2o._cuts(0, len(P.corpus), len(P.corpus)):
+        rows = np.sort(P.order[a:b])
+        blocks.append(block_lists(V[rows], rows, V[P.queries], P.queries, n2o._depths(P, a, b, k)))
+    np.testing.assert_array_equal(merge_block_lists(blocks, k)[1], cosine_knn(V, P.queries, k)[1])
+
+
 def test_a_unit_rejects_a_zero_vector_and_bad_ranges(on_small, monkeypatch):
     with pytest.raises(ValueError, match="tfidf is fitted on the whole corpus"): block_unit(["tfidf"], 0, 100)
     with pytest.raises(ValueError, match="not the embedders of one pass"): block_unit(["minilm-l6-avg"], 0, 100)
