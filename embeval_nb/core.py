@@ -418,8 +418,8 @@ class Claims:
     key
     gap   0.4  0.3   holds, 'holds')
     """
-    def __init__(self, chapter: str):
-        self.chapter, self.items = chapter, {}
+    def __init__(self, chapter: str, *, recorded: bool = True):   # recorded=False: a scratch set, e.g. for a robustness reading
+        self.chapter, self.items, self.recorded = chapter, {}, recorded
 
     def add(
             self,
@@ -448,7 +448,7 @@ class Claims:
     def _store(self, c: Claim) -> Claim:
         "Keep the claim `c` and record all claims again."
         self.items[c.key] = c
-        record(f"{self.chapter}/claims", [vars(x) for x in self.items.values()])
+        if self.recorded: record(f"{self.chapter}/claims", [vars(x) for x in self.items.values()])
         return c
 
     def interval(

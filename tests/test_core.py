@@ -139,6 +139,13 @@ def test_the_record_file_follows_the_umask(tmp_path, umask):
     assert modes_under(umask, script, tmp_path) == {"records": 0o666 & ~umask, "lock": 0o666 & ~umask}
 
 
+def test_a_scratch_set_of_claims_records_nothing(tmp_path, monkeypatch):
+    monkeypatch.setenv("EMBEVAL_RECORD_FILE", str(tmp_path / "r.json"))
+    scratch = Claims("demo", recorded=False)
+    c = scratch.interval("r", "r > 0.5", 0.6, 0.55, 0.8, paper=0.9, above=0.5, unit="query", counterexample=(0.1, 0.3))
+    assert c.verdict == "holds" and list(scratch.items) == ["r"] and "demo/claims" not in read_records()
+
+
 def test_claims_records_and_rejects_unknown_verdicts(tmp_path, monkeypatch):
     monkeypatch.setenv("EMBEVAL_RECORD_FILE", str(tmp_path / "r.json"))
     cl = Claims("demo")
