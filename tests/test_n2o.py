@@ -531,6 +531,9 @@ def test_smoke_claims(smoke):
     by_key = {c["key"]: c for c in claims}
     assert by_key["elmo-pairs"]["verdict"] == "untested" and by_key["cls-outlier"]["verdict"] == "untested"
     assert by_key["subword-vs-analogue"]["verdict"] == "holds"   # subwords move fastText more than another implementation
+    one = smoke["n2o/static_one_trained"]                       # the static-group claims with one corpus-trained model
+    assert sum(n in ("w2v-sg", "w2v-cbow", "fasttext", "fasttext-sub") for n in one["group"]) == 1
+    assert set(one["verdicts"]) == {"static-agree", "static-closer-within", "tfidf-outlier"}
     listed = {k for cell in paper_tables("n2o")["account"].claims for k in cell.split() if k != "-"}
     assert listed == set(keys)                                   # the account names every claim of the page, and no other
     assert all(key.startswith("n2o/") for key in smoke)
