@@ -687,7 +687,7 @@ def _slug(name: str) -> str:
 
 def _test_seconds(size: int) -> float:
     "Rough CPU seconds of one crossmatch test of size + size vectors."
-    return 0.02 + 0.0003 * size
+    return 0.002 + 0.00012 * size
 
 def scale_units(scale: str = "paper",      # a scale of SETTINGS
                 seed: int = 0,             # the page's seed
@@ -738,7 +738,7 @@ def scale_units(scale: str = "paper",      # a scale of SETTINGS
     for kind in POWER_KINDS:
         for n in S["power_sizes"]:
             add("power", f"{kind}/{n:03d}", "power", {"kind": kind, "n": n, "reps": S["power_reps"], "permutations": S["permutations"],
-                                                     "seed": seed}, cost=S["power_reps"] * (_test_seconds(n) + 1e-6 * n * n * S["permutations"] / 50))
+                                                     "seed": seed}, cost=S["power_reps"] * (_test_seconds(n) + 1e-9 * n * n * S["permutations"]))
     return units
 
 def paper_units(seed: int = 0) -> list:
