@@ -23,8 +23,8 @@ from .stats import (VERDICTS, bonferroni_level, bootstrap_interval, bootstrap_in
 __all__ = ['SCALES', 'CLAIM_VERDICTS', 'DECIDED', 'ACCOUNT_STATUS', 'seed_everything', 'jit', 'set_progress', 'progress_enabled',
            'progress', 'optional_import', 'parallel_map', 'record_dir', 'record_file', 'read_records', 'record',
            'parse_paper_table', 'paper_tables', 'paper_value', 'scale_settings', 'Claim', 'check_can_fail',
-           'check_reach', 'every_verdict', 'Claims', 'FdrReading', 'fdr_reading', 'verdict_counts', 'fdr_summary',
-           'heading_anchor', 'paper_account']
+           'check_reach', 'every_verdict', 'every_p_values', 'Claims', 'FdrReading', 'fdr_reading', 'verdict_counts',
+           'fdr_summary', 'heading_anchor', 'paper_account']
 
 # %% ../nbs/core.ipynb #c006
 def seed_everything(seed: int) -> None:
@@ -383,6 +383,19 @@ def every_verdict(plain: Sequence[str],      # each condition's verdict from its
         raise ValueError(f"plain and corrected need one verdict per condition, got {len(plain)} and {len(corrected)}")
     if "fails" in corrected: return "fails"
     return "holds" if plain and all(v == "holds" for v in plain) else "undecided"
+
+def every_p_values(p_values: Sequence,  # (p_holds, p_fails) of each condition's interval, as the stats page inverts it
+                  ) -> tuple[float, float]:  # (p_holds, p_fails) of `every_verdict`'s reading; (1, 1) for no condition
+    """The p-values of `every_verdict`'s reading of k conditions: it holds once every condition holds at the plain
+    level (the largest p_holds) and fails once one fails at the Bonferroni level (k times the smallest p_fails).
+
+    >>> every_p_values([(0.01, 1.0), (0.03, 1.0)]), every_p_values([(1.0, 0.01), (0.2, 1.0)])
+    ((0.03, 1.0), (1.0, 0.02))
+    """
+    P = np.asarray(list(p_values), dtype=np.float64).reshape(-1, 2)
+    if not len(P): return 1.0, 1.0
+    return float(P[:, 0].max()), float(min(1.0, len(P) * P[:, 1].min()))
+
 
 # %% ../nbs/core.ipynb #c040
 def _as_data(x) -> tuple | None:

@@ -18,7 +18,7 @@ __all__ = ['SIGNFLIP_MAX_UNITS', 'VERDICTS', 'percentile_interval', 'ResampleWar
            'bootstrap_intervals', 'bootstrap_replicates', 'resample_counts', 'StratifiedBootstrap', 'mean_interval',
            'PairedErrors', 'mcnemar_exact', 'permutation_p_value', 'permutation_test', 'proportion_interval',
            'interval_verdict', 'combined_verdict', 'bonferroni_level', 'split_units', 'percentile_p_values',
-           'mean_p_values', 'paired_p_values', 'combined_p_values', 'fdr_rejections']
+           'mean_p_values', 'paired_p_values', 'proportion_p_values', 'combined_p_values', 'fdr_rejections']
 
 # %% ../nbs/stats.ipynb #c005
 def percentile_interval(replicates, *, level: float = 0.95) -> tuple[float, float]:
@@ -582,6 +582,27 @@ def paired_p_values(correct_a,               # (N,) bool: whether classifier A i
         def beyond(m, side):
             if side in (">", ">="): return _crossing_alpha(lambda z: _newcombe_at(n11, n01, n10, n00, z)[0] > m)
             return _crossing_alpha(lambda z: _newcombe_at(n11, n01, n10, n00, z)[1] < m)
+    return _region_p(beyond, above=above, below=below)
+
+def proportion_p_values(k: int,                 # successes, 0 <= k <= n
+                        n: int,                 # trials, >= 1
+                        *,
+                        above: float = -np.inf,  # the claimed region's lower end for the proportion, excluded
+                        below: float = np.inf,   # the claimed region's upper end, excluded
+                       ) -> tuple[float, float]:  # (p_holds, p_fails), each in [0, 1]
+    """`(p_holds, p_fails)`: the smallest α at which `proportion_interval(k, n, level=1 - α)` lies inside the region
+    (above, below), outside it; 1 if never. Its ends invert the binomial tails, so for a boundary m the level is twice
+    the one-sided binomial p-value at m: 2 P(X >= k) for the low end above m, 2 P(X <= k) for the high end below it.
+
+    >>> [round(p, 4) for p in proportion_p_values(9, 10, above=0.5)]     # 2 P(X >= 9 | n = 10, 1/2) = 22/1024
+    [0.0215, 1.0]
+    """
+    from scipy.stats import binom
+    n = check_int(n, "n", low=1); k = check_int(k, "k", low=0, high=n)
+    def beyond(m, side):
+        if side in (">", ">="):                 # low = beta.ppf(α/2, k, n - k + 1) > m iff α/2 > P(X >= k | m)
+            return 0.0 if m < 0 or (m == 0 and side == ">=") else 1.0 if m >= 1 else 2 * float(binom.sf(k - 1, n, m))
+        return 0.0 if m > 1 or (m == 1 and side == "<=") else 1.0 if m <= 0 else 2 * float(binom.cdf(k, n, m))
     return _region_p(beyond, above=above, below=below)
 
 def combined_p_values(p_values: Iterable,   # (p_holds, p_fails) of each of the k conditions, each at level 1 - α

@@ -480,3 +480,19 @@ def test_the_fdr_reading_of_a_claims_helper(tmp_path, monkeypatch):
         cl.mean(f"m{i}", "mean above 0", lambda X: X, x, counterexample=cx, alternative=alt, paper="-", unit="u", above=0)
     assert fdr_reading(cl) == fdr_reading(read_records()["demo/claims"]) and fdr_reading(cl).survive == ("m0", "m1")
     assert fdr_reading([]).survive == () and fdr_reading([dict(key="u", verdict="untested")]).tested == 0
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_every_p_values_are_every_verdicts_reading(seed):
+    """every_verdict of k Clopper-Pearson intervals (each at 1 - α for holds, 1 - α/k for fails) changes exactly at
+    every_p_values of their p-values."""
+    from embeval_nb.core import every_p_values, every_verdict
+    from embeval_nb.stats import interval_verdict, proportion_interval, proportion_p_values
+    rng = np.random.default_rng(seed)
+    n, k = 12, int(rng.integers(1, 5))
+    votes, sides = rng.integers(0, n + 1, k), [dict(above=0.5) if rng.random() < 0.5 else dict(below=0.5) for _ in range(k)]
+    p_holds, p_fails = every_p_values([proportion_p_values(int(v), n, **s) for v, s in zip(votes, sides)])
+    at = lambda a, level: [interval_verdict(*proportion_interval(int(v), n, level=level), **s) for v, s in zip(votes, sides)]
+    for a in [*rng.uniform(1e-4, 0.6, 40), *(p * f for p in (p_holds, p_fails) if 0 < p < 1 for f in (0.999999, 1.000001))]:
+        v = every_verdict(at(a, 1 - a), at(a, 1 - a / k))
+        assert (v == "holds") == (a > p_holds) and (v == "fails") == (a >= p_fails), (a, v, p_holds, p_fails)

@@ -19,7 +19,8 @@ from embeval_nb.stats import (VERDICTS, PairedErrors, ResampleWarning, Stratifie
                               bonferroni_level, bootstrap_interval, bootstrap_intervals, bootstrap_replicates,
                               combined_p_values, combined_verdict, fdr_rejections, interval_verdict, mcnemar_exact,
                               mean_interval, mean_p_values, paired_p_values, percentile_interval, percentile_p_values,
-                              permutation_p_value, permutation_test, proportion_interval, resample_counts, resamples_needed)
+                              permutation_p_value, permutation_test, proportion_interval, proportion_p_values,
+                              resample_counts, resamples_needed)
 
 # Most tests below use few replicates on purpose; the tests of resamples_needed check the warning itself.
 pytestmark = pytest.mark.filterwarnings("ignore::embeval_nb.stats.ResampleWarning")
@@ -1128,3 +1129,17 @@ def test_fdr_rejections_errors():
     with pytest.raises(ValueError, match="method must be one of"): fdr_rejections([0.1], method="holm")
     with pytest.raises(ValueError, match="q must be"): fdr_rejections([0.1], q=0)
     with pytest.raises(ValueError, match=r"must lie in \[0, 1\]"): fdr_rejections([1.5])
+
+
+@pytest.mark.parametrize("k,n", [(0, 7), (3, 7), (7, 7), (12, 40), (33, 40), (250, 1000)])
+@pytest.mark.parametrize("region", [dict(above=0.5), dict(below=0.05), dict(above=0.2, below=0.4)], ids=str)
+def test_proportion_p_values_invert_the_clopper_pearson_interval(k, n, region):
+    "The verdict of `proportion_interval(k, n, level=1 - α)` changes at the p-values: twice scipy's one-sided binomtest."
+    from scipy.stats import binomtest
+    p_holds, p_fails = proportion_p_values(k, n, **region)
+    _decides(lambda a: interval_verdict(*proportion_interval(k, n, level=1 - a), **region), p_holds, p_fails,
+             _alphas(make_rng(k), p_holds, p_fails))
+    if list(region) == ["above"]:
+        m = region["above"]
+        assert math.isclose(p_holds, min(1.0, 2 * binomtest(k, n, m, alternative="greater").pvalue), rel_tol=1e-9)
+        assert math.isclose(p_fails, min(1.0, 2 * binomtest(k, n, m, alternative="less").pvalue), rel_tol=1e-9)
