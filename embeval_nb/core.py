@@ -803,8 +803,9 @@ def fdr_summary(chapters: Mapping[str, Any],  # {chapter: its claims, as `fdr_re
     unread = sum(len(r.unread) for r in bh)
     alpha, pct = 1 - level, lambda x: f"{100 * x:.3g}%"
     text = (f"Each of the {tested} claims tested (those that hold, fail or are undecided) is read at {pct(level)}: its "
-            f"test gives a wrong 'holds' or 'fails' with probability at most {pct(alpha)}, whatever the truth, so chance "
-            f"alone is expected to make at most {alpha * tested:.1f} ({pct(alpha)} of {tested}) of the {decided} decided "
+            f"test gives a wrong 'holds' or 'fails' with probability at most {pct(alpha)} whatever the truth (if its "
+            f"interval keeps its level), so chance alone is expected to make at most {alpha * tested:.1f} ({pct(alpha)} "
+            f"of {tested}) of the {decided} decided "
             "verdicts wrong; this bounds their expected number, not their share among the decided verdicts. ")
     text += (f"Read chapter by chapter with the false discovery rate held at {pct(q)} (on average at most {pct(q)} of "
              f"the verdicts kept are wrong), {sum(len(r.survive) for r in bh)} of the {decided} decided verdicts are kept "
