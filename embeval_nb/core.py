@@ -13,16 +13,18 @@ import numpy as np
 from tqdm import tqdm  # plain text bars: tqdm.auto needs ipywidgets in notebooks and warns without it
 
 from .cache import atomic_write, locked
-from .checks import check_choice, check_n_jobs
-from .stats import (VERDICTS, bonferroni_level, bootstrap_interval, bootstrap_intervals, combined_verdict,
-                             interval_verdict, mcnemar_exact, mean_interval, percentile_interval, resamples_needed,
-                             SIGNFLIP_MAX_UNITS)
+from .checks import check_choice, check_n_jobs, check_real
+from .stats import (VERDICTS, bonferroni_level, bootstrap_interval, bootstrap_intervals, bootstrap_replicates,
+                             combined_p_values, combined_verdict, fdr_rejections, interval_verdict, mcnemar_exact,
+                             mean_interval, mean_p_values, paired_p_values, percentile_interval, percentile_p_values,
+                             resamples_needed, SIGNFLIP_MAX_UNITS)
 
 # %% auto #0
-__all__ = ['SCALES', 'CLAIM_VERDICTS', 'ACCOUNT_STATUS', 'seed_everything', 'jit', 'set_progress', 'progress_enabled', 'progress',
-           'optional_import', 'parallel_map', 'record_dir', 'record_file', 'read_records', 'record',
+__all__ = ['SCALES', 'CLAIM_VERDICTS', 'DECIDED', 'ACCOUNT_STATUS', 'seed_everything', 'jit', 'set_progress', 'progress_enabled',
+           'progress', 'optional_import', 'parallel_map', 'record_dir', 'record_file', 'read_records', 'record',
            'parse_paper_table', 'paper_tables', 'paper_value', 'scale_settings', 'Claim', 'check_can_fail',
-           'check_reach', 'every_verdict', 'Claims', 'heading_anchor', 'paper_account']
+           'check_reach', 'every_verdict', 'every_p_values', 'Claims', 'FdrReading', 'fdr_reading', 'verdict_counts',
+           'fdr_summary', 'heading_anchor', 'paper_account']
 
 # %% ../nbs/core.ipynb #c006
 def seed_everything(seed: int) -> None:
@@ -300,7 +302,8 @@ def scale_settings(scale: str,                    # one of `SCALES`
 # %% ../nbs/core.ipynb #c038
 @dataclass
 class Claim:
-    """One of a paper's claims, checked: statement (as tested), the paper's number, ours, verdict, the test that decided it and its resampling unit.
+    """One of a paper's claims, checked: statement (as tested), the paper's number, ours, verdict, the test that decided
+    it, its resampling unit and the p-value of its verdict (None where its test has none).
 
     >>> Claim("gap", "B beats A", "0.4", "0.3", "holds", "bootstrap", "sentence").verdict
     'holds'
@@ -312,6 +315,7 @@ class Claim:
     verdict: str
     test: str
     unit: str
+    p: float | None = None   # min(p_holds, p_fails) of its test (stats: the p-value of a verdict); None: none
 
 CLAIM_VERDICTS = (*VERDICTS, "untestable")   # a claim's verdicts: a test's, and 'untestable' when its test cannot reach one
 
@@ -380,6 +384,19 @@ def every_verdict(plain: Sequence[str],      # each condition's verdict from its
     if "fails" in corrected: return "fails"
     return "holds" if plain and all(v == "holds" for v in plain) else "undecided"
 
+def every_p_values(p_values: Sequence,  # (p_holds, p_fails) of each condition's interval, as the stats page inverts it
+                  ) -> tuple[float, float]:  # (p_holds, p_fails) of `every_verdict`'s reading; (1, 1) for no condition
+    """The p-values of `every_verdict`'s reading of k conditions: it holds once every condition holds at the plain
+    level (the largest p_holds) and fails once one fails at the Bonferroni level (k times the smallest p_fails).
+
+    >>> every_p_values([(0.01, 1.0), (0.03, 1.0)]), every_p_values([(1.0, 0.01), (0.2, 1.0)])
+    ((0.03, 1.0), (1.0, 0.02))
+    """
+    P = np.asarray(list(p_values), dtype=np.float64).reshape(-1, 2)
+    if not len(P): return 1.0, 1.0
+    return float(P[:, 0].max()), float(min(1.0, len(P) * P[:, 1].min()))
+
+
 # %% ../nbs/core.ipynb #c040
 def _as_data(x) -> tuple | None:
     "Units as the tuple of arrays a statistic takes (None stays None)."
@@ -433,17 +450,20 @@ class Claims:
             unit: str,                   # what the test resamples (the independent unit); not blank
             on_alternative: str | None,  # the verdict the same test reaches on a stated alternative (claim true); None: none
             on_counterexample: str,      # the verdict the same test reaches on a counterexample (claim false)
+            p: float | None = None,      # the p-value of `test`'s verdict, in [0, 1] (stats: the p-value of a verdict); None: none
         ) -> Claim:                      # the claim as stored; all claims are recorded again under `<chapter>/claims`
         """State a claim with a verdict already reached by `test` (described in words, with its numbers) resampling
         `unit`, and the verdicts the same test reaches on an alternative and on a counterexample: 'untestable' if it
-        cannot reach 'holds' or 'fails' (`check_reach`), refused if it holds on the counterexample."""
+        cannot reach 'holds' or 'fails' (`check_reach`; its p-value is then dropped), refused if it holds on the
+        counterexample. `p` is what the false-discovery reading (`fdr_reading`) reads; a claim without one is not read."""
         check_choice(verdict, "verdict", VERDICTS[:3])
         if not str(unit).strip(): raise ValueError(f"claim {key!r}: unit must name what the test resamples")
+        if p is not None: p = check_real(p, "p", low=0, high=1)
         if on_alternative is None and verdict == "holds": on_alternative = "holds"    # the data show that it can hold
         if why := check_reach(key, on_alternative, on_counterexample):
-            verdict, test = "untestable", f"{test}; reads {verdict} here, but untestable: {why}"
+            verdict, test, p = "untestable", f"{test}; reads {verdict} here, but untestable: {why}", None
         elif on_alternative is None: test = f"{test}; no alternative stated, so its power to hold is not shown"
-        return self._store(Claim(key, statement, _fmt(paper), _fmt(ours), verdict, test, str(unit)))
+        return self._store(Claim(key, statement, _fmt(paper), _fmt(ours), verdict, test, str(unit), p))
 
     def _store(self, c: Claim) -> Claim:
         "Keep the claim `c` and record all claims again."
@@ -468,10 +488,11 @@ class Claims:
             test: str = "bootstrap",  # the name of the test that gave [low, high], written before it
             ours: Any = None,         # shown as ours; None: `estimate`
             level: float = 0.95,      # the interval's level, only written in the test text (not checked)
+            p: float | None = None,   # the p-value of the verdict, from the method that gave [low, high]; None: none
         ) -> Claim:                   # the claim as stored (see `add`)
         "A claim that a quantity lies in (above, below), decided by its `level` interval [low, high] over `unit`, and by the same test on the counterexample and alternative."
         region = dict(above=above, below=below)
-        return self.add(key, statement, paper=paper, ours=estimate if ours is None else ours,
+        return self.add(key, statement, paper=paper, ours=estimate if ours is None else ours, p=p,
                         verdict=interval_verdict(low, high, **region), unit=unit,
                         on_alternative=None if alternative is None else interval_verdict(*alternative, **region),
                         on_counterexample=interval_verdict(*counterexample, **region),
@@ -513,7 +534,10 @@ class Claims:
         reach = lambda data: None if data is None else _combined(_intervals_or_nan(stats_, data, **kw), above=above,
                                                                  below=below, scope=scope)[1]
         n = len(units[0]) if paired else "+".join(str(len(u)) for u in units)
-        return self._decide(key, statement, bootstrap_intervals(stats_, *units, **kw), level=level, scope=scope, above=above, below=below, paper=paper,
+        drawn = bootstrap_replicates(stats_, *units, n_boot=n_boot, seed=seed, paired=paired)   # the resamples of bootstrap_intervals
+        runs = {name: (est, *percentile_interval(r, level=level)) for name, (est, r) in drawn.items()}
+        p_values = {name: percentile_p_values(r, above=above, below=below) for name, (_, r) in drawn.items()}
+        return self._decide(key, statement, runs, p_values, level=level, scope=scope, above=above, below=below, paper=paper,
                             unit=unit, ours=ours, test=f"{test + '; ' if test else ''}bootstrap over {n} units ({unit})",
                             on_alternative=reach(alt), on_counterexample=reach(cx))
 
@@ -549,17 +573,21 @@ class Claims:
         for name, f in fs.items():
             label = f"{key} {name}".strip()
             check_can_fail(label, float(_unit_values(label, f, cx).mean(0).min()), above=above, below=below)
-        def run(data) -> dict:
-            "{condition: (the smallest mean, low, high)} of the values on `data` (more units than sign-flip enumerates: t)."
+        def run(data, p_values: dict | None = None) -> dict:
+            """{condition: (the smallest mean, low, high)} of the values on `data` (more units than sign-flip
+            enumerates: t); with `p_values`, put each condition's (p_holds, p_fails) into it."""
             out, m = {}, "t" if len(data[0]) > SIGNFLIP_MAX_UNITS else method
             for name, f in fs.items():
                 V = _unit_values(f"{key} {name}".strip(), f, data).reshape(len(data[0]), -1)
                 low, high = mean_interval(V, level=1 - (1 - level) / V.shape[1], method=m)
                 out[name] = (float(V.mean(0).min()), float(low.min()), float(high.min()))
+                if p_values is not None:
+                    p_values[name] = mean_p_values(V, above=above, below=below, method=m, columns="smallest")
             return out
         reach = lambda data: None if data is None else _combined(run(data), above=above, below=below, scope=scope)[1]
         interval = {"t": "Student t", "signflip": "sign-flip"}[method]
-        return self._decide(key, statement, run(units), level=level, scope=scope, above=above, below=below, paper=paper,
+        p_values = {}; runs = run(units, p_values)
+        return self._decide(key, statement, runs, p_values, level=level, scope=scope, above=above, below=below, paper=paper,
                             unit=unit, ours=ours, on_alternative=reach(alt), on_counterexample=reach(cx),
                             test=f"{test + '; ' if test else ''}{interval} interval of the mean over {len(units[0])} units ({unit})")
 
@@ -599,12 +627,17 @@ class Claims:
             return {name: (float(at[name]), *((np.nan, np.nan) if np.isnan(x).any() or not x.size else percentile_interval(
                 x + (float(at[name]) - float(est[name])), level=level))) for name, x in r.items()}
         reach = lambda at: None if at is None else _combined(runs(at, False), above=above, below=below, scope=scope)[1]
-        return self._decide(key, statement, runs(est), level=level, scope=scope, above=above, below=below, paper=paper,
+        data = runs(est)
+        p_values = {name: (1.0, 1.0) if np.isnan(lo) else percentile_p_values(reps[name], above=above, below=below)
+                    for name, (_, lo, _) in data.items()}                   # NaN replicates: undecided at every level
+        return self._decide(key, statement, data, p_values, level=level, scope=scope, above=above, below=below, paper=paper,
                             unit=unit, ours=ours, test=test, on_alternative=reach(alt), on_counterexample=reach(cx))
 
-    def _decide(self, key, statement, runs, *, level, scope, above, below, paper, unit, ours, test, **reach) -> Claim:
-        "Record the claim decided by the intervals `runs` {condition: (estimate, low, high)} taken at `level`; `reach` as `add` takes it."
+    def _decide(self, key, statement, runs, p_values, *, level, scope, above, below, paper, unit, ours, test, **reach) -> Claim:
+        """Record the claim decided by the intervals `runs` {condition: (estimate, low, high)} taken at `level`, with the
+        p-value of the combined verdict from `p_values` {condition: (p_holds, p_fails)}; `reach` as `add` takes it."""
         verdicts, verdict = _combined(runs, above=above, below=below, scope=scope)
+        p = min(combined_p_values([p_values[name] for name in runs], scope=scope))
         if len(runs) == 1:
             (est, lo, hi), = runs.values()
             detail = f"95% interval [{lo:.3g}, {hi:.3g}]"
@@ -613,7 +646,7 @@ class Claims:
             detail = (f"{scope} of {len(runs)} conditions, each at the Bonferroni level {100 * level:.3g}%: "
                       + "; ".join(f"{n} {e:.3g} [{lo:.3g}, {hi:.3g}]" for n, (e, lo, hi) in runs.items()))
         return self.add(key, statement, paper=paper, ours=est if ours is None else ours, unit=unit, verdict=verdict,
-                        test=f"{test}: {detail}, claim {_region(above, below)}", **reach)
+                        test=f"{test}: {detail}, claim {_region(above, below)}", p=p, **reach)
 
     def paired_errors(
             self,
@@ -640,7 +673,7 @@ class Claims:
                 f"Newcombe 95% interval [{100 * r.low:+.2f}, {100 * r.high:+.2f}]")
         return self.add(key, statement, paper=paper, ours=f"{100 * r.errors_a / r.n_items:.2f} vs "
                         f"{100 * r.errors_b / r.n_items:.2f} % error", unit=unit, test=test,
-                        verdict=interval_verdict(r.low, r.high, **region),
+                        verdict=interval_verdict(r.low, r.high, **region), p=min(paired_p_values(correct_a, correct_b, **region)),
                         on_alternative=verdict_of(alternative), on_counterexample=verdict_of(counterexample))
 
     def untested(
@@ -656,10 +689,10 @@ class Claims:
         return self._store(Claim(key, statement, _fmt(paper), "-", "untested", f"not tested here: {why}", "-"))
 
     def frame(self) -> "pd.DataFrame":
-        "The claims as a DataFrame indexed by key: statement, paper, ours, verdict, test, unit."
+        "The claims as a DataFrame indexed by key: statement, paper, ours, verdict, test, unit, p."
         import pandas as pd
         return pd.DataFrame([vars(c) for c in self.items.values()],
-                            columns=["key", "statement", "paper", "ours", "verdict", "test", "unit"]).set_index("key")
+                            columns=["key", "statement", "paper", "ours", "verdict", "test", "unit", "p"]).set_index("key")
 
     def table(self, *keys: str) -> "pd.io.formats.style.Styler":
         "The claims `keys` (all if none) as the book shows them: every cell in full, long text wrapped inside the page's width."
@@ -669,7 +702,7 @@ class Claims:
                 {"selector": "", "props": "table-layout: auto; width: 100%"}]
         colour = {"holds": "color: #1a7f37", "fails": "color: #cf222e", "undecided": "color: #9a6700",
                   "untested": "color: #6e7781", "untestable": "color: #6e7781"}
-        frame = self.frame().drop(columns="unit")
+        frame = self.frame().drop(columns=["unit", "p"])
         frame = frame.loc[list(keys)] if keys else frame
         optional_import("jinja2", "book")                  # pandas' Styler renders through jinja2
         return frame.style.set_table_styles(wrap).map(lambda v: colour.get(v, ""), subset=["verdict"])
@@ -690,6 +723,99 @@ def _fmt(value: Any) -> str:
     "A number or statement as it appears in a claims table."
     if isinstance(value, (float, np.floating)): return f"{value:.3g}"
     return str(value)
+
+# %% ../nbs/core.ipynb #c042f1
+DECIDED = ("holds", "fails")   # the verdicts that decide a claim; with 'undecided', the verdicts of a claim tested
+
+@dataclass(frozen=True)
+class FdrReading:
+    """The false-discovery reading of one chapter's claims: which decided verdicts a step-up procedure keeps.
+
+    >>> FdrReading("bh", 0.05, tested=3, decided=2, read=3, survive=("a",), unread=()).survive
+    ('a',)
+    """
+    method: str                # 'bh' (Benjamini-Hochberg) or 'by' (Benjamini-Yekutieli)
+    q: float                   # the false discovery rate held
+    tested: int                # claims whose test read the data: holds, fails or undecided
+    decided: int               # of them, those that hold or fail
+    read: int                  # of the tested claims, those with a p-value: the family the procedure reads
+    survive: tuple             # the keys of the decided verdicts the procedure keeps
+    unread: tuple              # the keys of decided verdicts without a p-value (a test stated by hand), not read
+
+def _claim_records(claims) -> list[dict]:
+    "Claims as the dicts `Claims` records: from a `Claims`, or an iterable of `Claim`s or of such dicts."
+    items = claims.items.values() if isinstance(claims, Claims) else claims
+    return [vars(c) if isinstance(c, Claim) else dict(c) for c in items]
+
+def fdr_reading(claims,              # a `Claims`, or its claims: `Claim`s or the dicts recorded under `<chapter>/claims`
+                *,
+                q: float = 0.05,     # the false discovery rate to hold, in (0, 1)
+                method: str = "bh",  # 'bh' (Benjamini-Hochberg) or 'by' (Benjamini-Yekutieli, any dependence)
+               ) -> FdrReading:      # how many were tested, decided and read, and which decided verdicts survive
+    """The decided verdicts (holds, fails) of one chapter's claims that survive `fdr_rejections` at rate `q`, the
+    family being the tested claims (holds, fails, undecided) with a p-value; records without `p` count as none.
+
+    >>> recs = [dict(key="a", verdict="holds", p=0.001), dict(key="b", verdict="fails", p=0.04),
+    ...         dict(key="c", verdict="undecided", p=0.5), dict(key="d", verdict="untested", p=None)]
+    >>> r = fdr_reading(recs); r.tested, r.decided, r.survive
+    (3, 2, ('a',))
+    """
+    records = _claim_records(claims)
+    tested = [c for c in records if c["verdict"] in (*DECIDED, "undecided")]
+    family = [c for c in tested if c.get("p") is not None]
+    keep = fdr_rejections([c["p"] for c in family], q=q, method=method)
+    return FdrReading(method, q, len(tested), sum(c["verdict"] in DECIDED for c in tested), len(family),
+                      tuple(c["key"] for c, k in zip(family, keep) if k and c["verdict"] in DECIDED),
+                      tuple(c["key"] for c in tested if c["verdict"] in DECIDED and c.get("p") is None))
+
+def verdict_counts(claims,           # as `fdr_reading` takes them
+                   *,
+                   q: float = 0.05,  # the false discovery rate of the two readings
+                  ) -> dict[str, int]:  # {verdict: count} for CLAIM_VERDICTS, then the two readings' counts
+    """How many of `claims` have each verdict of `CLAIM_VERDICTS`, then how many decided verdicts the
+    false-discovery reading keeps at `q`, by Benjamini-Hochberg and by Benjamini-Yekutieli.
+
+    >>> verdict_counts([dict(key="a", verdict="holds", p=0.001), dict(key="b", verdict="untested")])
+    {'holds': 1, 'fails': 0, 'undecided': 0, 'untested': 1, 'untestable': 0, 'kept at FDR 5% (BH)': 1, 'kept at FDR 5% (BY)': 1}
+    """
+    records = _claim_records(claims)
+    counts = {v: sum(c["verdict"] == v for c in records) for v in CLAIM_VERDICTS}
+    for method in ("bh", "by"):
+        counts[f"kept at FDR {100 * q:.3g}% ({method.upper()})"] = len(fdr_reading(records, q=q, method=method).survive)
+    return counts
+
+def fdr_summary(chapters: Mapping[str, Any],  # {chapter: its claims, as `fdr_reading` takes them}
+                *,
+                q: float = 0.05,              # the false discovery rate of the readings
+                level: float = 0.95,          # the level at which each claim is decided
+               ) -> str:                      # two sentences, every number computed from the claims
+    """What chance alone would do to the verdicts of `chapters`, each claim decided at `level`: the expected number of
+    wrong verdicts is at most (1 - level) times the claims tested; and how many decided verdicts the per-chapter
+    false-discovery readings keep.
+
+    >>> fdr_summary({"a": [dict(key="x", verdict="holds", p=0.001), dict(key="y", verdict="undecided", p=0.3)]})[:60]
+    'Each of the 2 claims tested (those that hold, fail or are un'
+    """
+    level = check_real(level, "level", low=0, high=1, low_open=True, high_open=True)
+    bh = [fdr_reading(c, q=q) for c in chapters.values()]
+    by = [fdr_reading(c, q=q, method="by") for c in chapters.values()]
+    tested, decided = sum(r.tested for r in bh), sum(r.decided for r in bh)
+    unread = sum(len(r.unread) for r in bh)
+    alpha, pct = 1 - level, lambda x: f"{100 * x:.3g}%"
+    text = (f"Each of the {tested} claims tested (those that hold, fail or are undecided) is read at {pct(level)}: its "
+            f"test gives a wrong 'holds' or 'fails' with probability at most {pct(alpha)} whatever the truth (if its "
+            f"interval keeps its level), so chance alone is expected to make at most {alpha * tested:.1f} ({pct(alpha)} "
+            f"of {tested}) of the {decided} decided "
+            "verdicts wrong; this bounds their expected number, not their share among the decided verdicts. ")
+    text += (f"Read chapter by chapter with the false discovery rate held at {pct(q)} (on average at most {pct(q)} of "
+             f"the verdicts kept are wrong), {sum(len(r.survive) for r in bh)} of the {decided} decided verdicts are kept "
+             f"by Benjamini-Hochberg (for independent or positively dependent tests) and {sum(len(r.survive) for r in by)} "
+             "by Benjamini-Yekutieli (for any dependence)")
+    if unread:
+        text += (f"; {unread} decided {'verdict comes' if unread == 1 else 'verdicts come'} from tests stated without a "
+                 "p-value, which the readings do not read")
+    return text + "."
+
 
 # %% ../nbs/core.ipynb #c044
 ACCOUNT_STATUS = ("reproduced", "substitute", "partial", "not here")

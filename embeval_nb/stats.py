@@ -15,9 +15,10 @@ from .checks import check_choice, check_int, check_real, check_rows, make_rng
 
 # %% auto #0
 __all__ = ['SIGNFLIP_MAX_UNITS', 'VERDICTS', 'percentile_interval', 'ResampleWarning', 'resamples_needed', 'bootstrap_interval',
-           'bootstrap_intervals', 'resample_counts', 'StratifiedBootstrap', 'mean_interval', 'PairedErrors',
-           'mcnemar_exact', 'permutation_p_value', 'permutation_test', 'proportion_interval', 'interval_verdict',
-           'combined_verdict', 'bonferroni_level', 'split_units']
+           'bootstrap_intervals', 'bootstrap_replicates', 'resample_counts', 'StratifiedBootstrap', 'mean_interval',
+           'PairedErrors', 'mcnemar_exact', 'permutation_p_value', 'permutation_test', 'proportion_interval',
+           'interval_verdict', 'combined_verdict', 'bonferroni_level', 'split_units', 'percentile_p_values',
+           'mean_p_values', 'paired_p_values', 'proportion_p_values', 'combined_p_values', 'fdr_rejections']
 
 # %% ../nbs/stats.ipynb #c005
 def percentile_interval(replicates, *, level: float = 0.95) -> tuple[float, float]:
@@ -141,13 +142,29 @@ def bootstrap_intervals(stats: Mapping[str, Callable],  # {name: stat(*samples) 
     >>> [round(x, 4) for x in r["mean"]] == [round(x, 4) for x in bootstrap_interval(np.mean, np.arange(10.), n_boot=1000)]
     True
     """
+    level = check_real(level, "level", low=0, high=1, low_open=True, high_open=True)
+    _warn_if_few(check_int(n_boot, "n_boot", low=1), level)
+    drawn = bootstrap_replicates(stats, *samples, n_boot=n_boot, seed=seed, paired=paired)
+    return {name: (estimate, *_percentile_ends(_replicates(r), level)) for name, (estimate, r) in drawn.items()}
+
+def bootstrap_replicates(stats: Mapping[str, Callable],  # {name: stat(*samples) -> a number}, not empty
+                         *samples,              # as `bootstrap_interval` takes them
+                         n_boot: int = 2000,    # bootstrap resamples, >= 1
+                         seed=0,                # seed of the resamples, as `make_rng` takes it
+                         paired: bool = True,   # as `bootstrap_interval`
+                        ) -> dict:              # {name: (estimate, (n_boot,) float64 replicates)}
+    """Each statistic of `stats` on the samples as given and on the resamples `bootstrap_intervals` draws (the same
+    seed, the same resamples): what its intervals, and the p-values of their verdicts, are computed from.
+
+    >>> est, reps = bootstrap_replicates({"mean": np.mean}, np.arange(10.), n_boot=1000)["mean"]
+    >>> est, reps.shape, [round(e, 4) for e in percentile_interval(reps)]
+    (4.5, (1000,), [2.7, 6.4])
+    """
     if not stats: raise ValueError("stats is empty: give at least one statistic")
     samples = _check_samples(samples, paired)
     n_boot = check_int(n_boot, "n_boot", low=1)
-    level = check_real(level, "level", low=0, high=1, low_open=True, high_open=True)
-    _warn_if_few(n_boot, level)
     reps = _resampled(list(stats.values()), samples, n_boot, make_rng(seed), paired)
-    return {name: (float(f(*samples)), *_percentile_ends(_replicates(r), level)) for (name, f), r in zip(stats.items(), reps)}
+    return {name: (float(f(*samples)), r) for (name, f), r in zip(stats.items(), reps)}
 
 # %% ../nbs/stats.ipynb #c005s2
 def resample_counts(n: int, n_boot: int, *, seed=0) -> np.ndarray:
@@ -297,7 +314,11 @@ def _paired_phi(n11: int, n01: int, n10: int, n00: int) -> float:
 def _newcombe_paired(n11: int, n01: int, n10: int, n00: int, level: float) -> tuple[float, float]:
     "Newcombe's (1998) method 10 for e_a - e_b: n11 items both get wrong, n01 only A, n10 only B, n00 neither."
     from scipy.stats import norm
-    N, z, phi = n11 + n01 + n10 + n00, float(norm.ppf(0.5 + level / 2)), _paired_phi(n11, n01, n10, n00)
+    return _newcombe_at(n11, n01, n10, n00, float(norm.ppf(0.5 + level / 2)))
+
+def _newcombe_at(n11: int, n01: int, n10: int, n00: int, z: float) -> tuple[float, float]:
+    "`_newcombe_paired` at the normal quantile z of its level (z = 0: the point e_a - e_b)."
+    N, phi = n11 + n01 + n10 + n00, _paired_phi(n11, n01, n10, n00)
     ea, eb = (n11 + n01) / N, (n11 + n10) / N
     (la, ua), (lb, ub) = _wilson(n11 + n01, N, z), _wilson(n11 + n10, N, z)
     below = math.sqrt(max((ea - la) ** 2 - 2 * phi * (ea - la) * (ub - eb) + (ub - eb) ** 2, 0.0))
@@ -434,3 +455,198 @@ def split_units(n: int, *, seed=0) -> tuple[np.ndarray, np.ndarray]:
     n = check_int(n, "n", low=2)
     order = make_rng(seed).permutation(n)
     return np.sort(order[: n // 2]), np.sort(order[n // 2:])
+
+# %% ../nbs/stats.ipynb #c015p1
+def _region_p(beyond: Callable, *, above: float, below: float):
+    """`(p_holds, p_fails)` of the claimed region (above, below) for an interval method given by `beyond(m, side)`: the
+    smallest α at which its 1 - α interval has low > m ('>'), low >= m ('>='), high < m ('<') or high <= m ('<=');
+    floats, or arrays where `beyond` gives arrays (one per column)."""
+    if not above < below: raise ValueError(f"the claimed region needs above < below, got above={above}, below={below}")
+    p_holds = np.maximum(0.0 if above == -np.inf else beyond(above, ">"), 0.0 if below == np.inf else beyond(below, "<"))
+    p_fails = np.minimum(1.0 if above == -np.inf else beyond(above, "<="), 1.0 if below == np.inf else beyond(below, ">="))
+    clip = lambda p: float(min(max(p, 0.0), 1.0)) if np.ndim(p) == 0 else np.clip(np.asarray(p, dtype=np.float64), 0.0, 1.0)
+    return clip(p_holds), clip(p_fails)
+
+def _below_share(s: np.ndarray, m: float, strict: bool) -> float:
+    """sup {q : Q(q) <= m} (`strict`: inf {q : Q(q) >= m}) of the linear-interpolation quantile function Q of the
+    sorted replicates `s`, infinite neighbours as `_quantile_at_infinity` takes them; 0 or 1 where the set is all or none."""
+    B = len(s)
+    k = int(np.searchsorted(s, m, side="left" if strict else "right"))    # replicates < m (strict) or <= m
+    if B == 1: return 0.0 if k == 0 else 1.0
+    if k == 0 or k == B: return k / B
+    a, b = s[k - 1], s[k]
+    frac = 1.0 if a == -np.inf else 0.0 if b == np.inf else (m - a) / (b - a)
+    return (k - 1 + frac) / (B - 1)
+
+def percentile_p_values(replicates,              # (B,) bootstrap replicates, as `percentile_interval` takes them
+                        *,
+                        above: float = -np.inf,  # the claimed region's lower end, excluded; -inf: no lower end
+                        below: float = np.inf,   # the claimed region's upper end, excluded; inf: no upper end
+                       ) -> tuple[float, float]:  # (p_holds, p_fails), each in [0, 1]
+    """`(p_holds, p_fails)`: the smallest α at which the 1 - α percentile interval of `replicates` lies inside the
+    region (above, below), outside it; 1 if never. The share of replicates beyond the boundary, doubled, interpolated
+    between replicates as the interval is.
+
+    >>> percentile_p_values(np.arange(1001.), above=25)     # the 95% interval is [25, 975]: its low end is the boundary
+    (0.05, 1.0)
+    """
+    s = np.sort(_replicates(replicates))
+    le, ge = (lambda m: _below_share(s, m, False)), (lambda m: _below_share(s, m, True))
+    sides = {">": lambda m: 2 * le(m), ">=": lambda m: 2 * ge(m), "<": lambda m: 2 * (1 - ge(m)), "<=": lambda m: 2 * (1 - le(m))}
+    return _region_p(lambda m, side: sides[side](m), above=above, below=below)
+
+def _t_beyond(X: np.ndarray) -> Callable:
+    "`beyond(m, side)` of Student's t interval of each column's mean of `X : (n, q)`: 2 P(T > distance / standard error)."
+    from scipy.stats import t
+    mean, se, df = X.mean(axis=0), X.std(axis=0, ddof=1) / math.sqrt(len(X)), len(X) - 1
+    def beyond(m, side):
+        d = mean - m if side in (">", ">=") else m - mean                  # > 0: the mean lies on the wanted side
+        with np.errstate(divide="ignore", invalid="ignore"):
+            p = 2 * t.sf(d / np.where(se > 0, se, 1.0), df)
+        degenerate = np.where((d > 0) | ((d == 0) & (side in (">=", "<="))), 0.0, 1.0)   # zero spread: [mean, mean]
+        return np.minimum(np.where(se > 0, p, degenerate), 1.0)
+    return beyond
+
+def _signflip_beyond(X: np.ndarray, bounds: list) -> Callable:
+    """`beyond(m, side)` of the sign-flip interval of each column of `X : (n, q)` for m in `bounds`: 2 (c + 1) / 2^n,
+    c the subset means on the far side of m (the k-th smallest subset mean exceeds m once k > c)."""
+    n, counts = len(X), {m: np.zeros((4, X.shape[1]), dtype=np.int64) for m in bounds}
+    step = max(1, 2 ** 22 >> n)
+    for j in range(0, X.shape[1], step):
+        M = _subset_means(X[:, j:j + step])
+        for m in bounds: counts[m][:, j:j + step] = [(M <= m).sum(0), (M < m).sum(0), (M >= m).sum(0), (M > m).sum(0)]
+    row = {">": 0, ">=": 1, "<": 2, "<=": 3}
+    return lambda m, side: np.minimum(1.0, (counts[m][row[side]] + 1) / 2 ** (n - 1))
+
+def mean_p_values(values,                  # (n,) or (n, q) finite numbers: n independent units, as `mean_interval`
+                  *,
+                  above: float = -np.inf,  # the claimed region's lower end, excluded; -inf: no lower end
+                  below: float = np.inf,   # the claimed region's upper end, excluded; inf: no upper end
+                  method: str = "t",       # 't' or 'signflip', as `mean_interval`
+                  columns: str = "each",   # 'each': one pair per column; 'smallest': the smallest of the q means
+                 ):                        # (p_holds, p_fails): floats, or (q,) arrays for (n, q) values and 'each'
+    """`(p_holds, p_fails)`: the smallest α at which `mean_interval(values, level=1 - α, method=method)` lies inside
+    the region (above, below), outside it; 1 if never. With `columns="smallest"` the quantity is the smallest of the
+    q column means, its interval from the q column intervals at the level split q ways, as `Claims.mean` reads it.
+
+    >>> x = np.array([0.3, -0.1, 0.8, 0.5, 0.2, 0.9, 0.4])
+    >>> [round(p, 4) for p in mean_p_values(x, above=0)], [round(p, 4) for p in mean_p_values(x, above=0, method="signflip")]
+    ([0.0167, 1.0], [0.0312, 1.0])
+    """
+    method = check_choice(method, "method", ("t", "signflip"))
+    columns = check_choice(columns, "columns", ("each", "smallest"))
+    X = _units(values, method); X2 = X.reshape(len(X), -1)
+    bounds = [m for m in (above, below) if np.isfinite(m)]
+    beyond = _t_beyond(X2) if method == "t" else _signflip_beyond(X2, bounds)
+    if columns == "smallest":   # min low > m: every column's low; min high < m: some column's high; each at α / q
+        q = X2.shape[1]
+        one = lambda m, side: q * float((np.max if side in (">", ">=") else np.min)(beyond(m, side)))
+        return _region_p(one, above=above, below=below)
+    p_holds, p_fails = _region_p(beyond, above=above, below=below)
+    return (float(p_holds[0]), float(p_fails[0])) if X.ndim == 1 else (p_holds, p_fails)
+
+def _crossing_alpha(beyond_at: Callable[[float], bool], *, z_max: float = 40.0) -> float:
+    """The smallest α at which an interval whose ends widen with the normal quantile z = Φ^-1(1 - α/2) is still
+    beyond a boundary, `beyond_at(z)` (True for small z, False from some z on), found by bisection on z."""
+    from scipy.stats import norm
+    if not beyond_at(0.0): return 1.0
+    if beyond_at(z_max): return float(2 * norm.sf(z_max))
+    lo, hi = 0.0, z_max
+    for _ in range(80):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if beyond_at(mid) else (lo, mid)
+    return float(2 * norm.sf(lo))
+
+def paired_p_values(correct_a,               # (N,) bool: whether classifier A is right on each item
+                    correct_b,               # (N,) bool: whether B is right on the same items, in the same order
+                    *,
+                    above: float = -np.inf,  # the claimed region's lower end for the error-rate difference A - B
+                    below: float = np.inf,   # the claimed region's upper end
+                   ) -> tuple[float, float]:  # (p_holds, p_fails), each in [0, 1]
+    """`(p_holds, p_fails)`: the smallest α at which `mcnemar_exact`'s interval of the error-rate difference at level
+    1 - α (Newcombe's, or [-u, u] from the Clopper-Pearson bound u when A and B never disagree) lies inside the
+    region (above, below), outside it; 1 if never.
+
+    >>> a = np.array([True] * 95 + [False] * 5); b = np.array([True] * 60 + [False] * 40)
+    >>> p_holds, p_fails = paired_p_values(a, b, below=0); p_holds < 1e-6, p_fails
+    (True, 1.0)
+    """
+    r = mcnemar_exact(correct_a, correct_b)
+    n01, n10, N = r.only_a_wrong, r.only_b_wrong, r.n_items
+    n11 = r.errors_a - n01; n00 = N - n11 - n01 - n10
+    if n01 + n10 == 0:                       # [-u, u], u = 1 - (α/2)^(1/N): -u > m iff α > 2 (1 + m)^N (m < 0)
+        def beyond(m, side):
+            if side in (">", ">="): return 2 * max(0.0, 1 + m) ** N if m < 0 else 1.0
+            return 2 * max(0.0, 1 - m) ** N if m > 0 else 1.0
+    else:
+        def beyond(m, side):
+            if side in (">", ">="): return _crossing_alpha(lambda z: _newcombe_at(n11, n01, n10, n00, z)[0] > m)
+            return _crossing_alpha(lambda z: _newcombe_at(n11, n01, n10, n00, z)[1] < m)
+    return _region_p(beyond, above=above, below=below)
+
+def proportion_p_values(k: int,                 # successes, 0 <= k <= n
+                        n: int,                 # trials, >= 1
+                        *,
+                        above: float = -np.inf,  # the claimed region's lower end for the proportion, excluded
+                        below: float = np.inf,   # the claimed region's upper end, excluded
+                       ) -> tuple[float, float]:  # (p_holds, p_fails), each in [0, 1]
+    """`(p_holds, p_fails)`: the smallest α at which `proportion_interval(k, n, level=1 - α)` lies inside the region
+    (above, below), outside it; 1 if never. Its ends invert the binomial tails, so for a boundary m the level is twice
+    the one-sided binomial p-value at m: 2 P(X >= k) for the low end above m, 2 P(X <= k) for the high end below it.
+
+    >>> [round(p, 4) for p in proportion_p_values(9, 10, above=0.5)]     # 2 P(X >= 9 | n = 10, 1/2) = 22/1024
+    [0.0215, 1.0]
+    """
+    from scipy.stats import binom
+    n = check_int(n, "n", low=1); k = check_int(k, "k", low=0, high=n)
+    def beyond(m, side):
+        if side in (">", ">="):                 # low = beta.ppf(α/2, k, n - k + 1) > m iff α/2 > P(X >= k | m)
+            return 0.0 if m < 0 or (m == 0 and side == ">=") else 1.0 if m >= 1 else 2 * float(binom.sf(k - 1, n, m))
+        return 0.0 if m > 1 or (m == 1 and side == "<=") else 1.0 if m <= 0 else 2 * float(binom.cdf(k, n, m))
+    return _region_p(beyond, above=above, below=below)
+
+def combined_p_values(p_values: Iterable,   # (p_holds, p_fails) of each of the k conditions, each at level 1 - α
+                      *,
+                      scope: str = "every",  # 'every', 'some' or 'most', as `combined_verdict`
+                     ) -> tuple[float, float]:  # (p_holds, p_fails) of the combined verdict; (1, 1) for no condition
+    """`(p_holds, p_fails)` of `combined_verdict(..., scope=scope)` over k conditions, each read at the Bonferroni
+    level 1 - α/k: the smallest α at which the combination reads 'holds', 'fails' (capped at 1).
+
+    >>> combined_p_values([(0.001, 1.0), (0.02, 1.0)])          # every condition holds once α / 2 > 0.02
+    (0.04, 1.0)
+    """
+    P = np.asarray(list(p_values), dtype=np.float64).reshape(-1, 2)
+    scope, k = check_choice(scope, "scope", ("every", "some", "most")), len(P)
+    if k == 0: return 1.0, 1.0
+    h, f = np.sort(P[:, 0]), np.sort(P[:, 1])
+    p_holds, p_fails = {"every": (h[-1], f[0]), "some": (h[0], f[-1]), "most": (h[k // 2], f[math.ceil(k / 2) - 1])}[scope]
+    return float(min(1.0, k * p_holds)), float(min(1.0, k * p_fails))
+
+
+# %% ../nbs/stats.ipynb #c015f1
+def fdr_rejections(p_values,            # (T,) p-values in [0, 1], one per hypothesis of the family
+                   *,
+                   q: float = 0.05,     # the false discovery rate to hold, in (0, 1)
+                   method: str = "bh",  # 'bh' (Benjamini-Hochberg) or 'by' (Benjamini-Yekutieli, any dependence)
+                  ) -> np.ndarray:      # (T,) bool: which hypotheses the step-up procedure rejects
+    """Which of `p_values` the Benjamini-Hochberg step-up procedure rejects at false discovery rate `q`: the k
+    smallest, for the largest k with p_(k) <= q k / T (`method="by"`: q / (1 + 1/2 + ... + 1/T) in its place).
+
+    >>> fdr_rejections([0.001, 0.04, 0.03, 0.2]), fdr_rejections([0.001, 0.04, 0.03, 0.2], method="by")
+    (array([ True, False, False, False]), array([ True, False, False, False]))
+    >>> fdr_rejections([0.01, 0.02, 0.03, 0.04])             # p_(4) <= 0.05 * 4 / 4: all four
+    array([ True,  True,  True,  True])
+    """
+    p = np.asarray(p_values, dtype=np.float64).ravel()
+    if np.isnan(p).any() or (p < 0).any() or (p > 1).any():
+        raise ValueError(f"p_values must lie in [0, 1], got {p[np.isnan(p) | (p < 0) | (p > 1)][:3].tolist()}")
+    q = check_real(q, "q", low=0, high=1, low_open=True, high_open=True)
+    method, T = check_choice(method, "method", ("bh", "by")), len(p)
+    if T == 0: return np.zeros(0, dtype=bool)
+    if method == "by": q = q / float(np.sum(1.0 / np.arange(1, T + 1)))
+    order = np.argsort(p, kind="stable")
+    under = np.flatnonzero(p[order] <= q * np.arange(1, T + 1) / T)
+    keep = np.zeros(T, dtype=bool)
+    if under.size: keep[order[:under[-1] + 1]] = True
+    return keep
+

@@ -5,7 +5,9 @@
 
 
 Three blocks, each between its markers in README.md. The verdict counts of every chapter (COUNTS_START, COUNTS_END)
-come from the claims record book.yml names for the chapter (for wmd the cross-data-set verdicts of `wmd_tables.json`).
+come from the claims record book.yml names for the chapter (for wmd the cross-data-set verdicts of `wmd_tables.json`),
+with the decided verdicts each chapter's false-discovery readings keep (`embeval_nb.core.verdict_counts`) and a
+sentence on what chance alone would do to them (`fdr_summary`).
 The wmd block (START, END) is made from the records of the cross-data-set page (`wmd_tables.json`: every claim's
 verdict across the data sets and the per-data-set grid) and of each data set's run (`wmd-<dataset>.json`: the
 verdict counts), all in the records folder of the book build. The paper-scale block (PAPER_START, PAPER_END) sets the
@@ -18,7 +20,7 @@ import argparse, json, sys
 from pathlib import Path
 
 import book  # scripts/book.py: the book's registry (book.yml) and where its records are
-from embeval_nb.core import CLAIM_VERDICTS
+from embeval_nb.core import CLAIM_VERDICTS, fdr_summary, verdict_counts
 
 ROOT = book.ROOT
 START, END = "<!-- wmd-claims:start (scripts/readme_claims.py writes this block) -->", "<!-- wmd-claims:end -->"
@@ -67,18 +69,25 @@ def block(records: Path) -> str:
     return "\n".join(lines)
 
 
+def counts_header() -> list[str]:
+    "The two header lines of the counts block's table: chapter, claims, each verdict, the decided verdicts each reading keeps."
+    columns = list(verdict_counts([]))
+    return ["| chapter | claims | " + " | ".join(columns) + " |", "|---|---|" + "---|" * len(columns)]
+
+
 def counts_block(records: Path) -> str:
-    "The README block of verdict counts: one row per chapter, from that chapter's records."
-    lines = [COUNTS_START, "| chapter | claims | holds | fails | undecided | untested | untestable |",
-             "|---|---|---|---|---|---|---|"]
+    """The README block of verdict counts: one row per chapter, from that chapter's records, with the decided verdicts
+    its false-discovery readings keep; then what chance alone would do to the verdicts (`fdr_summary`)."""
+    columns = list(verdict_counts([]))          # CLAIM_VERDICTS, then the two readings
+    lines, chapters = [COUNTS_START, *counts_header()], {}
     for part in book.chapters():
         chapter, (stem, key) = part["chapter"], part["claims"]
         path = records / f"{stem}.json"
         if not path.is_file(): raise FileNotFoundError(f"{path} is missing: build the book first (make book)")
-        claims = json.loads(path.read_text())[key]
-        n = [sum(c["verdict"] == v for c in claims) for v in CLAIM_VERDICTS]
-        lines.append(f"| {chapter} | {len(claims)} | " + " | ".join(map(str, n)) + " |")
-    return "\n".join(lines + [COUNTS_END])
+        chapters[chapter] = claims = json.loads(path.read_text())[key]
+        n = verdict_counts(claims)
+        lines.append(f"| {chapter} | {len(claims)} | " + " | ".join(str(n[c]) for c in columns) + " |")
+    return "\n".join(lines + ["", fdr_summary(chapters), COUNTS_END])
 
 
 def _run(d: str, records: Path) -> dict:

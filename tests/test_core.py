@@ -1,5 +1,7 @@
 """core: the parallel map on every backend, jit's caching rule, records (several processes and threads recording into
-one file at once lose nothing, the file follows the umask), the claims table and the paper's numbers.
+one file at once lose nothing, the file follows the umask), the claims table, the p-value each method gives its
+verdict (below 0.05 exactly when it decides, and the stats page's inversion of its interval), the false-discovery
+reading of a chapter's claims, and the paper's numbers.
 The shared helpers that moved out of core are tested in files of their own: test_cache.py, test_checks.py,
 test_stats.py, test_metrics.py and test_neighbours.py."""
 import os, subprocess, sys, textwrap
@@ -162,7 +164,8 @@ def test_claims_records_and_rejects_unknown_verdicts(tmp_path, monkeypatch):
     recs = read_records()["demo/claims"]
     assert [r["key"] for r in recs] == ["a-better", "b-better", "r", "text"]
     assert recs[2]["verdict"] == "undecided" and recs[2]["paper"] == "0.9"
-    assert list(cl.frame().columns) == ["statement", "paper", "ours", "verdict", "test", "unit"]
+    assert list(cl.frame().columns) == ["statement", "paper", "ours", "verdict", "test", "unit", "p"]
+    assert "<th>p</th>" not in cl.table().to_html() and recs[3]["p"] is None and 0 < recs[0]["p"] < 0.05
     assert recs[0]["unit"] == "test item" and recs[2]["unit"] == "query"
     html = cl.table().to_html()
     assert "white-space: normal" in html and all(c.test in html for c in cl.items.values())
@@ -379,3 +382,124 @@ def test_paper_account_checks_the_claims_against_the_account(tmp_path, monkeypat
         "item | paper says | status | where | claims\nTable 1 | sizes | done | 1. Data | -")})
     with pytest.raises(ValueError, match="status must be one of"):
         paper_account("demo")
+
+
+# --- the p-value of each verdict and the false-discovery reading -------------------------------------------------
+
+def _data(rng, shift, n=40):
+    "n units whose mean is about `shift`, and the counterexample and alternative of 'the mean is above 0'."
+    x = rng.normal(shift, 1, n)
+    return x, x - 3, x + 3
+
+
+def test_every_method_gives_its_verdict_the_p_value_of_its_interval(tmp_path, monkeypatch):
+    """Each method's claim carries p = min(p_holds, p_fails) of the interval that decided it, computed as the stats
+    page's inversion of that interval (the same replicates, values or items), and p < 0.05 exactly when it decides."""
+    from embeval_nb.stats import (bootstrap_replicates, combined_p_values, mean_p_values, paired_p_values,
+                                  percentile_p_values)
+    cl, rng = _claims(tmp_path, monkeypatch), np.random.default_rng(7)
+    decided = lambda c: c.verdict in ("holds", "fails")
+    for i, shift in enumerate([0.9, 0.35, 0.2, 0.0, -0.3, -0.8]):
+        x, cx, alt = _data(rng, shift)
+        c = cl.bootstrap(f"b{i}", "mean above 0", np.mean, x, counterexample=cx, alternative=alt, paper="-", unit="u",
+                         above=0, n_boot=1000)
+        (_, r), = bootstrap_replicates({"": np.mean}, x, n_boot=1000).values()
+        assert c.p == min(percentile_p_values(r, above=0)) and (c.p < 0.05) == decided(c)
+        X = np.c_[x, x + rng.normal(0, 0.5, len(x))]
+        stats = {"a": lambda X: X[:, 0].mean(), "b": lambda X: X[:, 1].mean()}
+        for scope in ("every", "some"):
+            c = cl.bootstrap(f"bb{i}{scope}", "both above 0", stats, X, counterexample=X - 3, alternative=X + 3,
+                             paper="-", unit="u", above=0, scope=scope, n_boot=2000)
+            drawn = bootstrap_replicates(stats, X, n_boot=2000)
+            assert c.p == min(combined_p_values([percentile_p_values(r, above=0) for _, r in drawn.values()], scope=scope))
+            assert (c.p < 0.05) == decided(c)
+        for method in ("t", "signflip"):
+            y = x[:12]
+            c = cl.mean(f"m{i}{method}", "mean above 0", lambda X: X, y, counterexample=y - 3, alternative=y + 3,
+                        paper="-", unit="u", above=0, method=method)
+            assert c.p == min(mean_p_values(y, above=0, method=method)) and (c.p < 0.05) == decided(c)
+        c = cl.mean(f"q{i}", "both means above 0", lambda X: X, X, counterexample=X - 3, alternative=X + 3, paper="-",
+                    unit="u", above=0)
+        assert c.p == min(mean_p_values(X, above=0, columns="smallest")) and (c.p < 0.05) == decided(c)
+        reps = np.mean(x[np.random.default_rng(i).integers(0, len(x), (2000, len(x)))], axis=1)
+        c = cl.replicated(f"r{i}", "mean above 0", x.mean(), reps, counterexample=x.mean() - 3,
+                          alternative=x.mean() + 3, paper="-", unit="u", above=0)
+        assert c.p == min(percentile_p_values(reps, above=0)) and (c.p < 0.05) == decided(c)
+        a = rng.random(300) < 0.8
+        b = np.where(rng.random(300) < 0.85, a, rng.random(300) < 0.8 - shift / 4)
+        c = cl.paired_errors(f"e{i}", "A errs less", a, b, paper="-", counterexample=(np.zeros(300, bool), np.ones(300, bool)),
+                             alternative=(np.ones(300, bool), np.zeros(300, bool)))
+        assert c.p == min(paired_p_values(a, b, below=0.0)) and (c.p < 0.05) == decided(c)
+    assert {"holds", "fails", "undecided"} <= {c.verdict for c in cl.items.values()}
+    assert all(r["p"] == cl.items[r["key"]].p for r in read_records()["demo/claims"])
+
+
+def test_claims_without_a_test_of_their_own_have_no_p_value(tmp_path, monkeypatch):
+    cl = _claims(tmp_path, monkeypatch)
+    assert cl.untested("u", "u", paper="-", why="no model").p is None
+    assert cl.add("h", "h", paper="-", ours="-", verdict="holds", test="exact", unit="none", on_alternative=None,
+                  on_counterexample="fails").p is None
+    assert cl.add("g", "g", paper="-", ours="-", verdict="fails", test="exact", unit="none", on_alternative="holds",
+                  on_counterexample="fails", p=0.001).p == 0.001
+    weak = cl.add("w", "w", paper="-", ours="-", verdict="holds", test="t", unit="u", on_alternative="holds",
+                  on_counterexample="undecided", p=0.01)
+    assert weak.verdict == "untestable" and weak.p is None
+    assert cl.interval("i", "i", 0.3, 0.1, 0.5, paper="-", unit="u", above=0, counterexample=(-0.5, -0.1), p=0.002).p == 0.002
+    with pytest.raises(ValueError, match="p must be"):
+        cl.add("x", "x", paper="-", ours="-", verdict="holds", test="t", unit="u", on_alternative=None,
+               on_counterexample="fails", p=1.5)
+
+
+def test_the_fdr_reading_of_a_chapter(tmp_path, monkeypatch):
+    """The family is the chapter's tested claims with a p-value; the decided ones that Benjamini-Hochberg (or
+    Benjamini-Yekutieli) rejects survive, as statsmodels' multipletests rejects them; a decided claim without a
+    p-value is named as not read; a record from before claims had p-values counts as without one."""
+    from statsmodels.stats.multitest import multipletests
+    from embeval_nb.core import fdr_reading, fdr_summary, verdict_counts
+    rng = np.random.default_rng(3)
+    p = np.r_[rng.uniform(0, 0.05, 12) ** 2, rng.uniform(0, 0.05, 6), rng.uniform(0.05, 1, 10)]
+    recs = [dict(key=f"c{i}", verdict=("holds", "fails")[i % 2] if v < 0.05 else "undecided", p=float(v))
+            for i, v in enumerate(p)]
+    recs += [dict(key="t", verdict="untested", p=None), dict(key="w", verdict="untestable", p=None),
+             dict(key="hand", verdict="holds", p=None), dict(key="old", verdict="fails")]
+    for method in ("bh", "by"):
+        r = fdr_reading(recs, method=method)
+        keep = multipletests(p, alpha=0.05, method=f"fdr_{method}")[0]
+        assert r.survive == tuple(f"c{i}" for i in np.flatnonzero(keep))
+        assert (r.tested, r.decided, r.read, r.unread) == (30, 20, 28, ("hand", "old"))
+    assert len(fdr_reading(recs, method="by").survive) < len(fdr_reading(recs).survive) < 18
+    counts = verdict_counts(recs)
+    assert counts["holds"] == 10 and counts["fails"] == 10 and counts["untestable"] == 1
+    assert counts["kept at FDR 5% (BH)"] == len(fdr_reading(recs).survive)
+    text = fdr_summary({"one": recs, "two": recs[:5]})
+    assert text.startswith("Each of the 35 claims tested") and "at most 1.8 (5% of 35) of the 25 decided verdicts" in text
+    kept = len(fdr_reading(recs).survive) + len(fdr_reading(recs[:5]).survive)    # each chapter read on its own
+    assert f"{kept} of the 25 decided verdicts are kept by Benjamini-Hochberg" in text
+    assert "2 decided verdicts come from tests stated without a p-value" in text
+
+
+def test_the_fdr_reading_of_a_claims_helper(tmp_path, monkeypatch):
+    "fdr_reading takes a Claims as it takes its records; with nothing tested it keeps nothing."
+    from embeval_nb.core import fdr_reading
+    cl, rng = _claims(tmp_path, monkeypatch), np.random.default_rng(2)
+    for i, shift in enumerate([1.0, 0.8, 0.05]):
+        x, cx, alt = _data(rng, shift)
+        cl.mean(f"m{i}", "mean above 0", lambda X: X, x, counterexample=cx, alternative=alt, paper="-", unit="u", above=0)
+    assert fdr_reading(cl) == fdr_reading(read_records()["demo/claims"]) and fdr_reading(cl).survive == ("m0", "m1")
+    assert fdr_reading([]).survive == () and fdr_reading([dict(key="u", verdict="untested")]).tested == 0
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_every_p_values_are_every_verdicts_reading(seed):
+    """every_verdict of k Clopper-Pearson intervals (each at 1 - α for holds, 1 - α/k for fails) changes exactly at
+    every_p_values of their p-values."""
+    from embeval_nb.core import every_p_values, every_verdict
+    from embeval_nb.stats import interval_verdict, proportion_interval, proportion_p_values
+    rng = np.random.default_rng(seed)
+    n, k = 12, int(rng.integers(1, 5))
+    votes, sides = rng.integers(0, n + 1, k), [dict(above=0.5) if rng.random() < 0.5 else dict(below=0.5) for _ in range(k)]
+    p_holds, p_fails = every_p_values([proportion_p_values(int(v), n, **s) for v, s in zip(votes, sides)])
+    at = lambda a, level: [interval_verdict(*proportion_interval(int(v), n, level=level), **s) for v, s in zip(votes, sides)]
+    for a in [*rng.uniform(1e-4, 0.6, 40), *(p * f for p in (p_holds, p_fails) if 0 < p < 1 for f in (0.999999, 1.000001))]:
+        v = every_verdict(at(a, 1 - a), at(a, 1 - a / k))
+        assert (v == "holds") == (a > p_holds) and (v == "fails") == (a >= p_fails), (a, v, p_holds, p_fails)

@@ -3,7 +3,10 @@ infinite), the bootstrap's repeatability, resample counts and stratified means a
 level needs, the exact McNemar test against scipy and Newcombe's interval against his published Table III and
 Fagerland et al.'s worked example, Clopper-Pearson intervals against the binomial tails they invert, t and sign-flip
 intervals against scipy and against the sign-flip test inverted by brute force, every branch of the verdict rules, and
-the coverage of every interval the chapters use, simulated (or summed exactly) at their numbers of units and levels."""
+the coverage of every interval the chapters use, simulated (or summed exactly) at their numbers of units and levels;
+the p-value of each interval's verdict against scipy (percentileofscore, ttest_1samp, the exact sign-flip
+permutation_test, brentq on Newcombe's level) and against the verdict at random levels, and the false-discovery
+procedures against statsmodels' multipletests."""
 import contextlib
 import math
 import warnings
@@ -13,9 +16,11 @@ import pytest
 
 from embeval_nb.checks import make_rng
 from embeval_nb.stats import (VERDICTS, PairedErrors, ResampleWarning, StratifiedBootstrap, _newcombe_paired, _paired_phi,
-                              bonferroni_level, bootstrap_interval, combined_verdict, interval_verdict, mcnemar_exact,
-                              mean_interval, percentile_interval, permutation_p_value, permutation_test,
-                              proportion_interval, resample_counts, resamples_needed)
+                              bonferroni_level, bootstrap_interval, bootstrap_intervals, bootstrap_replicates,
+                              combined_p_values, combined_verdict, fdr_rejections, interval_verdict, mcnemar_exact,
+                              mean_interval, mean_p_values, paired_p_values, percentile_interval, percentile_p_values,
+                              permutation_p_value, permutation_test, proportion_interval, proportion_p_values,
+                              resample_counts, resamples_needed)
 
 # Most tests below use few replicates on purpose; the tests of resamples_needed check the warning itself.
 pytestmark = pytest.mark.filterwarnings("ignore::embeval_nb.stats.ResampleWarning")
@@ -951,3 +956,194 @@ def test_interval_of_the_smallest_of_q_means_covers(q):
         lo, hi = lo.reshape(q, trials).min(0), hi.reshape(q, trials).min(0)
         misses = int(((lo > theta.min()) | (hi < theta.min())).sum())
         assert misses / trials <= (1 - level) + 4 * math.sqrt(level * (1 - level) / trials), (theta, misses / trials)
+
+
+# --- the p-value of a verdict: each interval method inverted, against an independent computation -------------------
+
+REGIONS = [dict(above=0.0), dict(below=0.0), dict(above=-0.3, below=0.3), dict(above=0.2), dict(below=-0.1, above=-0.8)]
+
+
+def _decides(verdict_at, p_holds, p_fails, alphas):
+    """For each α: the verdict at level 1 - α holds exactly when α > p_holds and fails exactly when α >= p_fails
+    (α at a p-value itself is a tie, and the random α below never hit one)."""
+    for alpha in alphas:
+        v = verdict_at(alpha)
+        assert (v == "holds") == (alpha > p_holds), (alpha, v, p_holds, p_fails)
+        assert (v == "fails") == (alpha >= p_fails), (alpha, v, p_holds, p_fails)
+
+
+def _alphas(rng, *ps):
+    "Random levels and levels just either side of the p-values (where the verdict changes)."
+    near = [p * f for p in ps if 1e-6 < p < 1 for f in (1 - 1e-6, 1 + 1e-6) if p * f < 1]
+    return [*rng.uniform(1e-4, 0.6, 40), *near]
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("region", REGIONS, ids=str)
+def test_percentile_p_values_invert_the_percentile_interval(seed, region):
+    """The verdict of `percentile_interval(r, level=1 - α)` changes exactly at the p-values; p_holds is twice the
+    share of replicates beyond the boundary (scipy's percentileofscore), up to the interpolation between two of them."""
+    from scipy.stats import percentileofscore
+    rng = make_rng(seed)
+    for r in (rng.normal(rng.uniform(-0.5, 0.5), 0.3, 3001),                    # continuous replicates
+              np.round(rng.normal(rng.uniform(-0.5, 0.5), 0.3, 2000) * 20) / 20):  # ties, some on the boundary
+        p_holds, p_fails = percentile_p_values(r, **region)
+        assert min(p_holds, p_fails) == 1.0 or max(p_holds, p_fails) == 1.0      # at most one verdict is ever reached
+        _decides(lambda a: interval_verdict(*percentile_interval(r, level=1 - a), **region), p_holds, p_fails,
+                 _alphas(rng, p_holds, p_fails))
+        if list(region) == ["above"]:
+            share = percentileofscore(r, region["above"], kind="weak") / 100          # replicates <= the boundary
+            assert abs(p_holds - min(1.0, 2 * share)) <= 2 / (len(r) - 1) + 1e-12
+
+
+def test_percentile_p_values_with_infinite_and_single_replicates():
+    r = np.r_[np.full(10, -np.inf), np.linspace(-1, 3, 980), np.full(10, np.inf)]
+    for region in REGIONS:
+        p_holds, p_fails = percentile_p_values(r, **region)
+        _decides(lambda a: interval_verdict(*percentile_interval(r, level=1 - a), **region), p_holds, p_fails,
+                 _alphas(make_rng(0), p_holds, p_fails))
+    assert percentile_p_values([0.5], above=0) == (0.0, 1.0) and percentile_p_values([-0.5], above=0) == (1.0, 0.0)
+    with pytest.raises(ValueError, match="NaN"): percentile_p_values([0.1, np.nan], above=0)
+
+
+@pytest.mark.parametrize("seed", range(5))
+@pytest.mark.parametrize("region", REGIONS, ids=str)
+def test_mean_p_values_are_scipys_one_sample_t_test(seed, region):
+    "For one boundary the p-value of the t interval's verdict is scipy's two-sided one-sample t test at that boundary."
+    from scipy.stats import ttest_1samp
+    rng = make_rng(seed)
+    x = rng.normal(rng.uniform(-0.6, 0.6), 0.5, rng.integers(3, 40))
+    p_holds, p_fails = mean_p_values(x, **region)
+    _decides(lambda a: interval_verdict(*mean_interval(x, level=1 - a), **region), p_holds, p_fails, _alphas(rng, p_holds, p_fails))
+    ends = [m for m in region.values()]
+    if len(ends) == 1:
+        assert math.isclose(min(p_holds, p_fails), ttest_1samp(x, ends[0]).pvalue, rel_tol=1e-9)
+    else:                                   # two ends: holds needs both, fails either one
+        p = {m: ttest_1samp(x, m).pvalue for m in ends}       # fails: beyond the end the mean lies beyond
+        lo, hi = region["above"], region["below"]
+        expect = max(p.values()) if lo < x.mean() < hi else p[hi] if x.mean() >= hi else p[lo]
+        assert math.isclose(min(p_holds, p_fails), expect, rel_tol=1e-9)
+
+
+@pytest.mark.parametrize("n", [4, 7, 10])
+@pytest.mark.parametrize("region", REGIONS, ids=str)
+def test_mean_p_values_are_the_sign_flip_test_enumerated(n, region):
+    """The sign-flip p-value is twice scipy's exact one-sided sign-flip test (every one of the 2^n flips) of the
+    boundary, and the sign-flip interval's verdict changes exactly there."""
+    from scipy.stats import permutation_test
+    rng = make_rng(n)
+    x = rng.normal(rng.uniform(-0.5, 0.5), 0.4, n)
+    p_holds, p_fails = mean_p_values(x, method="signflip", **region)
+    _decides(lambda a: interval_verdict(*mean_interval(x, level=1 - a, method="signflip"), **region), p_holds, p_fails,
+             _alphas(rng, p_holds, p_fails))
+    one_sided = lambda m, alternative: permutation_test((x - m,), np.mean, permutation_type="samples", n_resamples=np.inf,
+                                                        alternative=alternative).pvalue
+    if "above" in region and len(region) == 1:
+        m = region["above"]
+        assert math.isclose(p_holds, min(1.0, 2 * one_sided(m, "greater")), rel_tol=1e-12)
+        assert math.isclose(p_fails, min(1.0, 2 * one_sided(m, "less")), rel_tol=1e-12)
+
+
+def test_mean_p_values_of_columns_and_of_their_smallest_mean():
+    "Per column the p-values are each column's own; for the smallest mean, the q column intervals at α / q combined."
+    rng = make_rng(11)
+    X = rng.normal([0.6, 0.9, 0.4], 0.5, (15, 3))
+    p_holds, p_fails = mean_p_values(X, above=0.1)
+    for j in range(3): assert (p_holds[j], p_fails[j]) == mean_p_values(X[:, j], above=0.1)
+    ph, pf = mean_p_values(X, above=0.1, columns="smallest")
+    def verdict_at(a):
+        lo, hi = mean_interval(X, level=1 - a / 3)
+        return interval_verdict(lo.min(), hi.min(), above=0.1)
+    _decides(verdict_at, ph, pf, _alphas(rng, ph, pf))
+    with pytest.raises(ValueError, match="columns must be one of"): mean_p_values(X, above=0, columns="all")
+
+
+def _paired_tables(rng):
+    "Random (correct_a, correct_b) pairs, lopsided and balanced, with and without disagreements."
+    for _ in range(6):
+        n = int(rng.integers(30, 600))
+        a = rng.random(n) < rng.uniform(0.5, 0.95)
+        b = np.where(rng.random(n) < rng.uniform(0.7, 0.98), a, ~a)
+        yield a, b
+    yield np.ones(200, bool), np.ones(200, bool)
+    a = np.r_[np.ones(150, bool), np.zeros(50, bool)]; yield a, a.copy()
+
+
+@pytest.mark.parametrize("region", [dict(below=0.0), dict(above=0.0), dict(above=-0.02, below=0.02), dict(below=-0.05)],
+                         ids=str)
+def test_paired_p_values_invert_mcnemar_exacts_interval(region):
+    """The verdict of `mcnemar_exact(a, b, level=1 - α)`'s interval changes exactly at the p-values (up to the
+    bisection's precision); for one boundary the p-value is also found by scipy's brentq on the level at which the
+    public interval's end reaches the boundary."""
+    from scipy.optimize import brentq
+    rng = make_rng(3)
+    for a, b in _paired_tables(rng):
+        p_holds, p_fails = paired_p_values(a, b, **region)
+        verdict_at = lambda al: (lambda r: interval_verdict(r.low, r.high, **region))(mcnemar_exact(a, b, level=1 - al))
+        _decides(verdict_at, p_holds, p_fails, [al for al in _alphas(rng) if min(abs(al - p_holds), abs(al - p_fails)) > 1e-9])
+        for p in (p_holds, p_fails):
+            if 1e-9 < p < 1:
+                assert verdict_at(p * (1 - 1e-7)) == "undecided" != verdict_at(min(p * (1 + 1e-7), 0.999999))
+        if len(region) == 1 and mcnemar_exact(a, b).only_a_wrong + mcnemar_exact(a, b).only_b_wrong:
+            (side, m), = region.items()
+            r = mcnemar_exact(a, b, level=1e-12)                          # the interval at level ~0: the point estimate
+            end = "low" if r.difference > m else "high"                   # the end that crosses m as the level grows
+            reach = lambda al: getattr(mcnemar_exact(a, b, level=1 - al), end) - m
+            if reach(1e-15) * reach(1 - 1e-12) < 0:
+                root = brentq(reach, 1e-15, 1 - 1e-12, xtol=1e-15, rtol=1e-12)
+                assert math.isclose(min(p_holds, p_fails), root, rel_tol=1e-6, abs_tol=1e-12), (root, p_holds, p_fails)
+
+
+@pytest.mark.parametrize("scope", ["every", "some", "most"])
+@pytest.mark.parametrize("k", [1, 2, 3, 6])
+def test_combined_p_values_are_combined_verdicts_at_the_bonferroni_level(scope, k):
+    "The combined verdict of k percentile intervals, each at 1 - α/k, changes exactly at the combined p-values."
+    rng = make_rng(10 * k + len(scope))
+    reps = [rng.normal(rng.uniform(-0.4, 0.6), 0.25, 1500) for _ in range(k)]
+    pairs = [percentile_p_values(r, above=0.0) for r in reps]
+    p_holds, p_fails = combined_p_values(pairs, scope=scope)
+    verdict_at = lambda a: combined_verdict([interval_verdict(*percentile_interval(r, level=1 - a / k), above=0.0)
+                                             for r in reps], scope=scope)
+    _decides(verdict_at, p_holds, p_fails, _alphas(rng, p_holds, p_fails))
+
+
+def test_bootstrap_replicates_are_bootstrap_intervals_resamples():
+    x, y = make_rng(4).normal(size=(2, 50))
+    stats = {"diff": lambda a, b: a.mean() - b.mean(), "a": lambda a, b: a.mean()}
+    drawn, intervals = bootstrap_replicates(stats, x, y, n_boot=1000, seed=2), bootstrap_intervals(stats, x, y, n_boot=1000, seed=2)
+    for name, (est, r) in drawn.items():
+        assert r.shape == (1000,) and (est, *percentile_interval(r)) == intervals[name]
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("method", ["bh", "by"])
+def test_fdr_rejections_are_statsmodels_multipletests(seed, method):
+    from statsmodels.stats.multitest import multipletests
+    rng = make_rng(seed)
+    T = int(rng.integers(1, 60))
+    p = np.r_[rng.uniform(0, 1, T // 2) ** 4, rng.uniform(0, 1, T - T // 2)]
+    p[rng.integers(0, T, 3)] = p[0]                                  # ties
+    for q in (0.05, 0.1, 0.2):
+        ours = fdr_rejections(p, q=q, method=method)
+        theirs = multipletests(p, alpha=q, method=f"fdr_{method}")[0]
+        assert (ours == theirs).all(), (q, p[ours != theirs])
+
+
+def test_fdr_rejections_errors():
+    with pytest.raises(ValueError, match="method must be one of"): fdr_rejections([0.1], method="holm")
+    with pytest.raises(ValueError, match="q must be"): fdr_rejections([0.1], q=0)
+    with pytest.raises(ValueError, match=r"must lie in \[0, 1\]"): fdr_rejections([1.5])
+
+
+@pytest.mark.parametrize("k,n", [(0, 7), (3, 7), (7, 7), (12, 40), (33, 40), (250, 1000)])
+@pytest.mark.parametrize("region", [dict(above=0.5), dict(below=0.05), dict(above=0.2, below=0.4)], ids=str)
+def test_proportion_p_values_invert_the_clopper_pearson_interval(k, n, region):
+    "The verdict of `proportion_interval(k, n, level=1 - α)` changes at the p-values: twice scipy's one-sided binomtest."
+    from scipy.stats import binomtest
+    p_holds, p_fails = proportion_p_values(k, n, **region)
+    _decides(lambda a: interval_verdict(*proportion_interval(k, n, level=1 - a), **region), p_holds, p_fails,
+             _alphas(make_rng(k), p_holds, p_fails))
+    if list(region) == ["above"]:
+        m = region["above"]
+        assert math.isclose(p_holds, min(1.0, 2 * binomtest(k, n, m, alternative="greater").pvalue), rel_tol=1e-9)
+        assert math.isclose(p_fails, min(1.0, 2 * binomtest(k, n, m, alternative="less").pvalue), rel_tol=1e-9)

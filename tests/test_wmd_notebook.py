@@ -249,6 +249,40 @@ def test_readme_counts_block_counts_every_verdict(tables, tmp_path):
         readme_claims.counts_block(records)
 
 
+def test_readme_counts_block_reads_each_chapter_for_false_discoveries(tmp_path):
+    """Each chapter's row counts its verdicts, then the decided verdicts that its false-discovery readings keep
+    (Benjamini-Hochberg, Benjamini-Yekutieli); the sentence after the table is `fdr_summary` of every chapter's
+    claims, its numbers computed from them; a decided claim without a p-value is counted as not read."""
+    from embeval_nb.core import fdr_summary
+    records = tmp_path / "records"; records.mkdir()
+    claims = [dict(key="a", verdict="holds", p=0.001), dict(key="b", verdict="fails", p=0.02),
+              dict(key="c", verdict="undecided", p=0.4), dict(key="d", verdict="untested", p=None),
+              dict(key="e", verdict="holds", p=None)]
+    for part in book.chapters():
+        stem, key = part["claims"]
+        (records / f"{stem}.json").write_text(json.dumps({key: claims}))
+    block = readme_claims.counts_block(records)
+    lines = block.splitlines()
+    assert lines[1:3] == readme_claims.counts_header()
+    assert lines[1].endswith("| untestable | kept at FDR 5% (BH) | kept at FDR 5% (BY) |")
+    # BH keeps 0.001 and 0.02 (<= 0.05 * 2 / 3); BY keeps 0.001 only (0.02 > 0.05 * 2 / 3 / (1 + 1/2 + 1/3))
+    for part in book.chapters():
+        assert f"| {part['chapter']} | 5 | 2 | 1 | 1 | 1 | 0 | 2 | 1 |" in lines
+    n = len(book.chapters())
+    sentence = fdr_summary({part["chapter"]: claims for part in book.chapters()})
+    assert sentence in block and sentence.startswith(f"Each of the {4 * n} claims tested")
+    assert f"at most {0.05 * 4 * n:.1f} (5% of {4 * n}) of the {3 * n} decided verdicts wrong" in sentence
+    assert f"{2 * n} of the {3 * n} decided verdicts are kept by Benjamini-Hochberg" in sentence
+    assert f"and {n} by Benjamini-Yekutieli" in sentence and f"{n} decided verdicts come from tests stated without" in sentence
+
+
+def test_readme_counts_block_header_is_the_scripts():
+    "README.md's counts block has the columns the script writes, so a build rewrites the block in place."
+    text = (book.ROOT / "README.md").read_text()
+    block = text.split(readme_claims.COUNTS_START)[1].split(readme_claims.COUNTS_END)[0]
+    assert block.splitlines()[1:3] == readme_claims.counts_header()
+
+
 def _readme(tmp_path):
     "A README with the three blocks, stale."
     text = ("intro\n" + readme_claims.START + "\nSTALE-BLOCK\n" + readme_claims.END + "\nmiddle\n"
