@@ -113,19 +113,21 @@ def test_committed_results_agree_with_their_manifest_and_stay_small():
                                "after a run, or `python -c 'from embeval_nb.runs import write_manifest; write_manifest()'`")
 
 
-def _cheapest_committed(chapter: str):
-    "The committed, current unit of `chapter` that took the least CPU time (None if there is none)."
+def _cheapest_committed(chapter: str, table: str | None = None):
+    """The committed, current unit of `chapter` (of `table` only, if given) that took the least CPU time (None if there
+    is none). A table is named where a unit's recorded time leaves out work that a cold cache redoes (a crossmatch
+    language unit embeds its vocabulary, a skip-gram unit trains the model, when no earlier unit left them cached)."""
     manifest = json.loads((RESULTS / "manifest.json").read_text()).get(chapter, {}) if (RESULTS / "manifest.json").is_file() else {}
-    by_name = {u.name: u for u in chapter_units(chapter)}
+    by_name = {u.name: u for u in chapter_units(chapter) if table is None or u.table == table}
     for name, entry in sorted(manifest.items(), key=lambda kv: kv[1]["cpu_seconds"]):
         u = by_name.get(name)
         if u is not None and unit_states([u])[0][1] == "done": return u
     return None
 
 
-@pytest.mark.parametrize("chapter", ["wmd", "crossmatch"])
-def test_one_committed_unit_of_each_chapter_recomputes_to_its_record(chapter):
-    u = _cheapest_committed(chapter)
+@pytest.mark.parametrize("chapter, table", [("wmd", None), ("crossmatch", "power"), ("retrofit", "glove/scores")])
+def test_one_committed_unit_of_each_chapter_recomputes_to_its_record(chapter, table):
+    u = _cheapest_committed(chapter, table)
     if u is None: pytest.skip(f"no current committed record of {chapter} yet")
     assert verify_units([u], 1) == {u.name: None}
 
