@@ -105,13 +105,13 @@ def test_the_code_metrics_and_the_frame():
     M = cd.ksc_metrics("text+code")
     assert [m for m in M if m.endswith("(code)")] == ["IRPR (code)", "NN (code)", "AHD (code)", "ENERGY (code)"]
     rng = np.random.default_rng(0)
-    A, B = rng.normal(size=(20, 5)), rng.normal(size=(20, 5)) + 0.5
-    X, Y = A[:8], B[:8]
+    A, B = rng.normal(size=(30, 5)), rng.normal(size=(30, 5)) + 0.5
+    X, Y = A[:12], B[:12]
     assert M["ENERGY (code)"](X, Y) == energy_distance(X, Y, metric="angular", root=True)
     assert list(M["NN (code)"](X, Y)) == [f"{d}_{k}" for k in KS for d in ("PR", "DC")]
     small = {"AHD": partial(average_hausdorff, metric="angular"), "NN": M["NN (code)"]}
-    d = ksc_distances(A, B, small, K=4, n=8, R=3, seed=[0, 7])
-    pd.testing.assert_frame_equal(cd.ksc_frame([(r, cd.ksc_set(A, B, small, 4, 8, [0, 7], r)) for r in range(3)], 4), d)
+    d = ksc_distances(A, B, small, K=4, n=12, R=3, seed=[0, 7])
+    pd.testing.assert_frame_equal(cd.ksc_frame([(r, cd.ksc_set(A, B, small, 4, 12, [0, 7], r)) for r in range(3)], 4), d)
 
 
 def test_units_name_their_bad_arguments():
