@@ -925,6 +925,14 @@ def ksc_unit(corpus: str,        # a key of PARAPHRASE_CORPORA
     values = ksc_set(A, B, metrics, K, n, [seed, *stream], repetition)
     return {"metrics": list(values), "distances": list(values.values())}
 
+def _weights_versions(package: str) -> dict:
+    "{distribution: installed version or 'missing'} of an encoder's weights package (a name ending '-001..005': its five parts)."
+    out = {}
+    for name in ([package.replace("001..005", f"{i:03d}") for i in range(1, 6)] if package.endswith("001..005") else [package]):
+        try: out[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError: out[name] = "missing"
+    return out
+
 def ksc_inputs(*,
                corpus: str,              # the unit's corpus
                encoder: str,             # its encoder
@@ -939,7 +947,7 @@ def ksc_inputs(*,
     spec = encoder_spec(encoder)
     names = sorted({corpus} | ({other} if other else set()))
     return {"data": {c: dataset(PARAPHRASE_CORPORA[c]).files for c in names},
-            "encoder": [spec, importlib.metadata.version(spec.package)],
+            "encoder": [spec, _weights_versions(spec.package)],
             "mauve-text": importlib.metadata.version("mauve-text"), "scikit-learn": importlib.metadata.version("scikit-learn")}
 
 # %% ../nbs/corpus_distance_impl.ipynb #u10

@@ -148,6 +148,8 @@ def test_paper_units_are_declared_whole_tables_first():
     assert len(unit_versions(main)[0]) == 16 and unit_versions(main)[1] != unit_versions(next(
         u for u in units if u.table == "ksc/other"))[1]                                 # MRPC's files are read too
     assert unit_versions(main)[0] == unit_versions(pool)[0]                             # one kind, one code version
+    reads = {(u.params["corpus"], u.params["encoder"], u.params["other"]): u for u in units if u.kind == "ksc"}
+    assert len({unit_versions(u)[1] for u in reads.values()}) == len(reads)        # every encoder's weights are keyed
     # another design declares other units where it differs, never a name twice with other parameters
     clash = {u.name: u for u in units}
     for other in (scale_units("paper", K=10), scale_units("paper", encoder="all-mpnet-base-v2"), scale_units("paper", R=2)):
