@@ -937,18 +937,20 @@ def ksc_inputs(*,
                corpus: str,              # the unit's corpus
                encoder: str,             # its encoder
                other: str | None = None, # source 'other': the corpus of source B
+               seed: int = 0,            # the page's seed: which pairs each sample holds
                **unit,                   # the unit's other parameters (they change nothing that is read)
               ) -> dict:
-    """The content keys of what a KSC unit reads: the corpora's files, the encoder and its weights' package, mauve-text and scikit-learn.
+    """The content keys of what a KSC unit reads: the corpora's files, the encoder and its weights' package, mauve-text and scikit-learn, the seed.
 
     >>> sorted(ksc_inputs(corpus="qqp", encoder="all-MiniLM-L6-v2", source="paraphrase"))
-    ['data', 'encoder', 'mauve-text', 'scikit-learn']
+    ['data', 'encoder', 'mauve-text', 'scikit-learn', 'seed']
     """
     spec = encoder_spec(encoder)
     names = sorted({corpus} | ({other} if other else set()))
     return {"data": {c: dataset(PARAPHRASE_CORPORA[c]).files for c in names},
             "encoder": [spec, _weights_versions(spec.package)],
-            "mauve-text": importlib.metadata.version("mauve-text"), "scikit-learn": importlib.metadata.version("scikit-learn")}
+            "mauve-text": importlib.metadata.version("mauve-text"), "scikit-learn": importlib.metadata.version("scikit-learn"),
+            "seed": seed}
 
 # %% ../nbs/corpus_distance_impl.ipynb #u10
 SWEEPS = ("delta", "p", "dim")
@@ -1021,21 +1023,27 @@ def mauve_over_seeds(A,              # (N_A, d) the main sample's side a
     C = [ksc.corpus(i, A, B) for i in range(K + 1)]
     return [[mauve_distance(C[i], C[j], seed=s) for s in range(check_int(seeds, "seeds", low=1))] for i, j in ksc.pairs()[::7]]
 
-def synthetic_inputs(**unit) -> dict:
-    """What a synthetic unit reads: only the versions of mauve-text and scikit-learn (make_blobs, the classifier).
+def synthetic_inputs(*, seed: int = 0, **unit) -> dict:
+    """What a synthetic unit reads: the versions of mauve-text and scikit-learn (make_blobs, the classifier), the seed.
 
     >>> sorted(synthetic_inputs(kind="p"))
-    ['mauve-text', 'scikit-learn']
+    ['mauve-text', 'scikit-learn', 'seed']
     """
-    return {"mauve-text": importlib.metadata.version("mauve-text"), "scikit-learn": importlib.metadata.version("scikit-learn")}
+    return {"mauve-text": importlib.metadata.version("mauve-text"), "scikit-learn": importlib.metadata.version("scikit-learn"),
+            "seed": seed}
 
-def mauve_inputs(*, corpus: str, encoder: str, **unit) -> dict:
-    """What the MAUVE-seeds unit reads: the main sample's corpus and encoder, as `ksc_inputs` keys them.
+def mauve_inputs(*,
+                 corpus: str,      # the unit's corpus
+                 encoder: str,     # its encoder
+                 seed: int = 0,    # the page's seed
+                 **unit,           # the unit's other parameters (K, n, seeds: they change nothing that is read)
+                ) -> dict:
+    """What the MAUVE-seeds unit reads: the main sample's corpus and encoder and the seed, as `ksc_inputs` keys them.
 
     >>> sorted(mauve_inputs(corpus="qqp", encoder="all-MiniLM-L6-v2"))
-    ['data', 'encoder', 'mauve-text', 'scikit-learn']
+    ['data', 'encoder', 'mauve-text', 'scikit-learn', 'seed']
     """
-    return ksc_inputs(corpus=corpus, encoder=encoder)
+    return ksc_inputs(corpus=corpus, encoder=encoder, seed=seed)
 
 # %% ../nbs/corpus_distance_impl.ipynb #u07
 UNIT_TABLES = ("synthetic", "ksc/main", "ksc/samples", "ksc/other", "ksc/pool", "ksc/variants", "mauve-seeds")
