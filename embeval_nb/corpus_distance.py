@@ -4,7 +4,7 @@
 
 # %% ../nbs/corpus_distance_impl.ipynb #c002
 from __future__ import annotations
-import contextlib, math, os, sys
+import contextlib, functools, importlib.metadata, math, os, sys
 from dataclasses import dataclass
 from functools import partial
 from typing import Callable, NamedTuple
@@ -13,17 +13,24 @@ import numpy as np
 import pandas as pd
 
 from .checks import as_points, check_bool, check_choice, check_int, check_real, check_same_columns, make_rng
-from .core import optional_import, parallel_map
+from .core import optional_import, parallel_map, scale_settings
+from .data import dataset, load_mrpc, load_qqp, load_sts
+from .embeddings import encoder_spec, sentence_embeddings
 from .metrics import SQEUCLIDEAN, Points, normalize_rows, pairwise_distances, prepare_pair, rescale_exactly, unscale
 from .neighbours import count_in_balls, nearest_pass
+from .runs import Unit
 
 # %% auto #0
-__all__ = ['DOC_METRICS', 'ANGULAR_FLOOR', 'KDE_GRID', 'CrossDistances', 'cross_distances', 'energy_distance',
-           'average_hausdorff', 'irpr', 'trace_sqrt_product', 'fid', 'PRDC', 'prdc', 'pr_distance', 'dc_distance',
-           'mauve_distance', 'classifier_distance', 'ksc_sizes', 'KnownSimilarityCorpora', 'known_similarity_corpora',
-           'ksc_distances', 'standardize_pooled', 'eta_squared', 'relabelled_separations', 'separation_effect',
-           'normal_reference_bandwidth', 'kde_on_grid', 'deviation_by_l', 'kde_deviation', 'classify_distributionality',
-           'PairedBlobs', 'paired_blobs', 'perturb_group']
+__all__ = ['DOC_METRICS', 'ANGULAR_FLOOR', 'KDE_GRID', 'SETTINGS', 'PARAPHRASE_CORPORA', 'KS', 'COMPONENTS', 'KSC_METRICS',
+           'KSC_SOURCES', 'SWEEPS', 'UNIT_TABLES', 'UNIT_KINDS', 'UNIT_INPUTS', 'CrossDistances', 'cross_distances',
+           'energy_distance', 'average_hausdorff', 'irpr', 'trace_sqrt_product', 'fid', 'PRDC', 'prdc', 'pr_distance',
+           'dc_distance', 'mauve_distance', 'classifier_distance', 'ksc_sizes', 'KnownSimilarityCorpora',
+           'known_similarity_corpora', 'ksc_distances', 'standardize_pooled', 'eta_squared', 'relabelled_separations',
+           'separation_effect', 'normal_reference_bandwidth', 'kde_on_grid', 'deviation_by_l', 'kde_deviation',
+           'classify_distributionality', 'PairedBlobs', 'paired_blobs', 'perturb_group', 'paraphrase_pairs',
+           'disjoint_samples', 'embed_pairs', 'nearest_family', 'ksc_metrics', 'ksc_set', 'ksc_frame', 'ksc_sources',
+           'ksc_unit', 'ksc_inputs', 'synthetic_metrics', 'synthetic_unit', 'mauve_seeds_unit', 'mauve_over_seeds',
+           'synthetic_inputs', 'mauve_inputs', 'other_corpus', 'scale_units', 'paper_units']
 
 # %% ../nbs/corpus_distance_impl.ipynb #c005
 DOC_METRICS = ("euclidean", "sqeuclidean", "cosine", "angular")
@@ -719,3 +726,397 @@ def perturb_group(B,                        # (m, d) finite points, m >= 1
     out = B.copy()
     out[group] += delta * normalize_rows(v[None])[0]
     return out
+
+# %% ../nbs/corpus_distance_impl.ipynb #u01
+SETTINGS = {   # per scale: KSC repetitions R; synthetic sample size m, perturbations per step, the steps of delta, p and
+               # the dimension; at most this many disjoint samples of n pairs; the encoders and corpora of the grid
+               # beyond the paper; MAUVE seeds
+    "smoke": dict(R=1, m=100, reps=3, deltas=[0, 0.7, 3, 7], ps=[0, 0.1, 0.3], dims=[2, 4], samples=2,
+                  encoders=["all-MiniLM-L6-v2", "paraphrase-MiniLM-L3-v2"], corpora=["qqp", "mrpc"], mauve_seeds=3),
+    "book": dict(R=5, m=300, reps=20, deltas=list(np.linspace(0, 7, 11)), ps=list(np.linspace(0, 0.3, 10)),
+                 dims=[2, 3, 4, 5, 6], samples=20, encoders=["all-MiniLM-L6-v2", "all-mpnet-base-v2", "use-multilingual"],
+                 corpora=["qqp", "mrpc", "stsb"], mauve_seeds=10),
+    "paper": dict(R=5, m=300, reps=20, deltas=list(np.linspace(0, 7, 11)), ps=list(np.linspace(0, 0.3, 10)),
+                  dims=[2, 3, 4, 5, 6], samples=50, encoders=["all-MiniLM-L6-v2", "all-mpnet-base-v2", "use-multilingual",
+                  "multilingual-e5-small", "paraphrase-MiniLM-L3-v2"], corpora=["qqp", "mrpc", "stsb"], mauve_seeds=20),
+}
+PARAPHRASE_CORPORA = {"qqp": "qqp", "mrpc": "mrpc", "stsb": "sts-b"}   # the page's paraphrase corpora: their data sets
+KS = (1, 2, 3, 5, 10)                       # k of PR and DC on the paraphrase KSC (the authors' code)
+COMPONENTS = ("precision", "recall", "density", "coverage")
+KSC_METRICS = ("text+code", "text", "components")
+
+@functools.lru_cache(maxsize=4)
+def paraphrase_pairs(name: str) -> pd.DataFrame:   # columns a, b (str); shared: do not modify it
+    """The paraphrase pairs of corpus `name` (a key of `PARAPHRASE_CORPORA`), as columns a and b (see above).
+
+    >>> paraphrase_pairs("quora")
+    Traceback (most recent call last):
+    ValueError: name must be one of 'qqp', 'mrpc', 'stsb', got 'quora'
+    """
+    check_choice(name, "name", tuple(PARAPHRASE_CORPORA))
+    if name == "qqp":
+        df = load_qqp(); df = df[df.is_duplicate == 1].rename(columns={"question1": "a", "question2": "b"})
+    elif name == "mrpc":
+        df = load_mrpc("train"); df = df[df.label == 1].rename(columns={"sentence1": "a", "sentence2": "b"})
+    else:
+        df = pd.concat([load_sts(s) for s in ("train", "dev", "test")])
+        df = df[df.score >= 4].rename(columns={"sentence1": "a", "sentence2": "b"})
+    df = df[["a", "b"]].dropna().astype(str)
+    df = df[df.a.str.strip() != df.b.str.strip()]                      # a paraphrase, not the same string
+    return df.drop_duplicates("a").drop_duplicates("b").reset_index(drop=True)
+
+def disjoint_samples(name: str,     # a key of PARAPHRASE_CORPORA
+                     n: int,        # pairs per sample, >= 1
+                     seed,          # the permutation's seed, as `make_rng` takes it
+                     count: int,    # at most this many samples, >= 0
+                    ) -> list[pd.DataFrame]:   # up to `count` frames of n pairs (columns a, b)
+    """Up to `count` disjoint samples of n pairs of corpus `name`: consecutive blocks of one seeded permutation of its pairs.
+
+    >>> [len(s) for s in disjoint_samples("qqp", 50, 0, 2)]
+    [50, 50]
+    """
+    pool, n = paraphrase_pairs(name), check_int(n, "n", low=1)
+    order = make_rng(seed).permutation(len(pool))
+    return [pool.iloc[np.sort(order[b * n:(b + 1) * n])].reset_index(drop=True)
+            for b in range(min(check_int(count, "count", low=0), len(pool) // n))]
+
+def embed_pairs(pairs: pd.DataFrame,   # columns a, b of n sentences each
+                embedder,              # a name of `EMBEDDERS`, or your own (as `sentence_embeddings` takes it)
+               ) -> tuple[np.ndarray, np.ndarray]:   # (n, dim), (n, dim) float64
+    """Embeddings `(n, dim)` of the two columns of `pairs` (cached on disk by the encoder, see above).
+
+    >>> [X.shape for X in embed_pairs(pd.DataFrame({"a": ["a cat sat"], "b": ["a cat was sitting"]}), "all-MiniLM-L6-v2")]
+    [(1, 384), (1, 384)]
+    """
+    E = sentence_embeddings(embedder, list(pairs.a) + list(pairs.b)).astype(np.float64)
+    return E[:len(pairs)], E[len(pairs):]
+
+def nearest_family(doc: str,                # document distance, one of `DOC_METRICS`
+                   components: bool = True,  # give precision_k, recall_k, density_k, coverage_k
+                   distances: bool = True,   # give PR_k and DC_k
+                  ) -> Callable:             # f(X, Y) -> {name: number}
+    """PR_k, DC_k and the four components for every k of KS, from one `prdc` call per k (see above).
+
+    >>> list(nearest_family("cosine", components=False)(np.eye(12, 3) + 1, np.eye(12, 3) + 2))[:3]
+    ['PR_1', 'DC_1', 'PR_2']
+    """
+    check_choice(doc, "doc", DOC_METRICS)
+    def family(X, Y):
+        out = {}
+        for k in KS:
+            p = prdc(X, Y, k, metric=doc)
+            if distances: out |= {f"PR_{k}": p.pr_distance, f"DC_{k}": p.dc_distance}
+            if components: out |= {f"{c}_{k}": getattr(p, c) for c in COMPONENTS}
+        return out
+    return family
+
+def ksc_metrics(which: str) -> dict:   # {name: f(C_i, C_j)}, as `ksc_distances` takes them
+    """The metrics of the page's paraphrase KSC: 'text+code', 'text' or 'components' (see above).
+
+    >>> list(ksc_metrics("text"))
+    ['FID', 'MAUVE', 'CLASSIFIER', 'IRPR', 'NN', 'AHD', 'ENERGY']
+    """
+    check_choice(which, "which", KSC_METRICS)
+    if which == "components": return {"NN": nearest_family("cosine", distances=False)}
+    text = {"FID": fid, "MAUVE": mauve_distance, "CLASSIFIER": classifier_distance, "IRPR": irpr,
+            "NN": nearest_family("cosine"), "AHD": average_hausdorff, "ENERGY": energy_distance}
+    if which == "text": return text
+    return text | {"IRPR (code)": partial(irpr, metric="angular"), "NN (code)": nearest_family("angular", components=False),
+                   "AHD (code)": partial(average_hausdorff, metric="angular"),
+                   "ENERGY (code)": partial(energy_distance, metric="angular", root=True)}
+
+def ksc_set(A,               # (N_A, d) source A, finite rows, N_A >= n
+            B,               # (N_B, d) source B, same d, N_B >= n
+            metrics,         # one of KSC_METRICS, or {name: f(C_i, C_j)} as `ksc_distances` takes them
+            K: int,          # K + 1 corpora, K >= 1
+            n: int,          # documents per corpus, K + 1 <= n <= min(N_A, N_B)
+            seed,            # the run's seed, as `ksc_distances` takes it
+            r: int,          # the repetition, >= 0: the set drawn from [seed, r] (or [*seed, r])
+           ) -> dict:        # {metric: (K (K + 1) / 2,) distances in the order of the set's pairs()}
+    """The distances of every pair of repetition r of the KSC sets `ksc_distances` draws with `seed` (see above).
+
+    >>> A = np.array([[1., 0.], [.9, .1], [1., .2], [.8, 0.]])
+    >>> {m: np.round(v, 3).tolist() for m, v in ksc_set(A, A[:, ::-1], {"AHD": average_hausdorff}, 2, 3, 0, 0).items()}
+    {'AHD': [0.272, 0.705, 0.138]}
+    """
+    A, B = as_points(A, "A", min_rows=1), as_points(B, "B", min_rows=1)
+    check_same_columns(A, B, ("A", "B"), "both sources must be embedded alike")
+    metrics = ksc_metrics(metrics) if isinstance(metrics, str) else metrics
+    r = check_int(r, "r", low=0)
+    out = {}
+    for m, _, _, _, _, v in _ksc_repetition(A, B, metrics, (r, known_similarity_corpora(A, B, K, n, seed=_repetition_seed(seed, r)))):
+        out.setdefault(m, []).append(v)
+    return out
+
+def ksc_frame(sets,          # [(repetition, {metric: (K (K + 1) / 2,) distances})], as `ksc_set` gives them
+              K: int,        # the sets' K, >= 1
+             ) -> pd.DataFrame:   # columns metric, repetition, i, j, l, distance, in the rows' order of `ksc_distances`
+    """The rows of `ksc_distances` for KSC sets given one by one (metrics 'name/field' of one function kept together).
+
+    >>> A = np.array([[1., 0.], [.9, .1], [1., .2], [.8, 0.]])
+    >>> ksc_frame([(0, ksc_set(A, A[:, ::-1], {"AHD": average_hausdorff}, 2, 3, 0, 0))], 2).round(3)
+      metric  repetition  i  j  l  distance
+    0    AHD           0  0  1  1     0.272
+    1    AHD           0  0  2  2     0.705
+    2    AHD           0  1  2  1     0.138
+    """
+    K = check_int(K, "K", low=1)
+    pairs = [(i, j) for i in range(K + 1) for j in range(i + 1, K + 1)]
+    rows = []
+    for r, values in sets:
+        groups = {}                                  # one metric function's fields, in their order
+        for m in values: groups.setdefault(m.split("/")[0], []).append(m)
+        if bad := [m for m, v in values.items() if len(v) != len(pairs)]:
+            raise ValueError(f"repetition {r}: {bad} do not hold one distance per pair of K = {K} ({len(pairs)})")
+        for names in groups.values():
+            rows += [(m, r, i, j, j - i, values[m][p]) for p, (i, j) in enumerate(pairs) for m in names]
+    return pd.DataFrame(rows, columns=["metric", "repetition", "i", "j", "l", "distance"])
+
+# %% ../nbs/corpus_distance_impl.ipynb #u04
+KSC_SOURCES = ("paraphrase", "other", "pool")
+
+def ksc_sources(corpus: str,         # a key of PARAPHRASE_CORPORA
+                encoder: str,        # a sentence encoder of ours (a name of `ENCODERS`)
+                source: str,         # one of KSC_SOURCES
+                sample: int,         # the sample (or, for 'pool', how many samples), >= 0
+                n: int,              # pairs per sample, >= 1
+                seed: int = 0,       # the page's seed: which pairs each sample holds
+                other: str | None = None,   # 'other': the corpus of source B
+               ) -> tuple[np.ndarray, np.ndarray]:   # (N, dim), (N, dim) float64
+    """The two embedded sources of a unit (see above).
+
+    >>> ksc_sources("qqp", "all-MiniLM-L6-v2", "other", 0, 50)
+    Traceback (most recent call last):
+    ValueError: source 'other' needs the other corpus, got other=None
+    """
+    check_choice(source, "source", KSC_SOURCES); sample = check_int(sample, "sample", low=0)
+    if source == "pool":
+        parts = [embed_pairs(p, encoder) for p in disjoint_samples(corpus, n, seed, sample)]
+        if len(parts) < max(sample, 1): raise ValueError(f"{corpus} holds {len(parts)} samples of {n} pairs, not {sample}")
+        return np.vstack([a for a, _ in parts]), np.vstack([b for _, b in parts])
+    def one(name):
+        got = disjoint_samples(name, n, seed, sample + 1)
+        if len(got) <= sample: raise ValueError(f"{name} holds {len(got)} samples of {n} pairs: there is no sample {sample}")
+        return embed_pairs(got[sample], encoder)
+    if source == "paraphrase": return one(corpus)
+    if other is None: raise ValueError("source 'other' needs the other corpus, got other=None")
+    return one(corpus)[0], one(check_choice(other, "other", tuple(PARAPHRASE_CORPORA)))[1]
+
+def ksc_unit(corpus: str,        # a key of PARAPHRASE_CORPORA
+             encoder: str,       # a sentence encoder of ours
+             source: str,        # one of KSC_SOURCES (see `ksc_sources`)
+             sample: int,        # the sample (for 'pool': how many samples)
+             stream: list,       # the run's seed stream: the run is seeded [seed, *stream]
+             repetition: int,    # the KSC set of the run, >= 0
+             metrics: str,       # one of KSC_METRICS
+             K: int,             # K + 1 corpora per set
+             n: int,             # pairs per sample and documents per corpus
+             seed: int = 0,      # the page's seed
+             other: str | None = None,   # source 'other': the corpus of source B
+            ) -> dict:           # {'metrics': [names], 'distances': [(K (K + 1) / 2,) per metric]}
+    """The distances of one KSC set of one run of the page, over its pairs (see above).
+
+    >>> ksc_unit("qqp", "all-MiniLM-L6-v2", "paraphrase", 0, [100], 0, "everything", 15, 50)
+    Traceback (most recent call last):
+    ValueError: metrics must be one of 'text+code', 'text', 'components', got 'everything'
+    """
+    check_choice(metrics, "metrics", KSC_METRICS)
+    A, B = ksc_sources(corpus, encoder, source, sample, n, seed, other)
+    values = ksc_set(A, B, metrics, K, n, [seed, *stream], repetition)
+    return {"metrics": list(values), "distances": list(values.values())}
+
+def _weights_versions(package: str) -> dict:
+    "{distribution: installed version or 'missing'} of an encoder's weights package (a name ending '-001..005': its five parts)."
+    out = {}
+    for name in ([package.replace("001..005", f"{i:03d}") for i in range(1, 6)] if package.endswith("001..005") else [package]):
+        try: out[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError: out[name] = "missing"
+    return out
+
+def ksc_inputs(*,
+               corpus: str,              # the unit's corpus
+               encoder: str,             # its encoder
+               other: str | None = None, # source 'other': the corpus of source B
+               seed: int = 0,            # the page's seed: which pairs each sample holds
+               **unit,                   # the unit's other parameters (they change nothing that is read)
+              ) -> dict:
+    """The content keys of what a KSC unit reads: the corpora's files, the encoder and its weights' package, mauve-text and scikit-learn, the seed.
+
+    >>> sorted(ksc_inputs(corpus="qqp", encoder="all-MiniLM-L6-v2", source="paraphrase"))
+    ['data', 'encoder', 'mauve-text', 'scikit-learn', 'seed']
+    """
+    spec = encoder_spec(encoder)
+    names = sorted({corpus} | ({other} if other else set()))
+    return {"data": {c: dataset(PARAPHRASE_CORPORA[c]).files for c in names},
+            "encoder": [spec, _weights_versions(spec.package)],
+            "mauve-text": importlib.metadata.version("mauve-text"), "scikit-learn": importlib.metadata.version("scikit-learn"),
+            "seed": seed}
+
+# %% ../nbs/corpus_distance_impl.ipynb #u10
+SWEEPS = ("delta", "p", "dim")
+
+def synthetic_metrics() -> dict:   # {name: f(A, B')}
+    """The distances of the synthetic illustration: FID, MAUVE, the classifier, IRPR, PR_k and DC_k for k = 2, 5, 15,
+    ENERGY and AHD, the last six on the Euclidean distance.
+
+    >>> list(synthetic_metrics())[:5]
+    ['FID', 'MAUVE', 'CLASSIFIER', 'IRPR', 'PR_2']
+    """
+    return {"FID": fid, "MAUVE": mauve_distance, "CLASSIFIER": classifier_distance, "IRPR": partial(irpr, metric="euclidean"),
+            **{f"PR_{k}": partial(pr_distance, k=k, metric="euclidean") for k in (2, 5, 15)},
+            **{f"DC_{k}": partial(dc_distance, k=k, metric="euclidean") for k in (2, 5, 15)},
+            "ENERGY": partial(energy_distance, metric="euclidean"), "AHD": partial(average_hausdorff, metric="euclidean")}
+
+def synthetic_unit(kind: str,     # one of SWEEPS: what grows
+                   step: int,     # the step of the sweep, >= 0
+                   value,         # its value there: delta, p or the dimension
+                   m: int,        # points per sample
+                   reps: int,     # perturbations, >= 1
+                   seed: int = 0, # the page's seed
+                  ) -> dict:      # {'metrics': [names], 'distances': [(reps,) per metric]}
+    """Every synthetic distance between the base sample A and `reps` perturbations of B at one step of a sweep (see above).
+
+    >>> synthetic_unit("width", 0, 1.0, 100, 1)
+    Traceback (most recent call last):
+    ValueError: kind must be one of 'delta', 'p', 'dim', got 'width'
+    """
+    check_choice(kind, "kind", SWEEPS); step, reps = check_int(step, "step", low=0), check_int(reps, "reps", low=1)
+    sample = paired_blobs(m, value if kind == "dim" else 2, seed=[seed, 10, value] if kind == "dim" else [seed, 1])
+    p, delta = (value, 3.0) if kind == "p" else (0.1, value if kind == "delta" else 3.0)
+    metrics = synthetic_metrics()
+    out = {name: [] for name in metrics}
+    for r in range(reps):
+        Bp = perturb_group(sample.B, sample.centres, p, delta, seed=[seed, 20 + len(kind), step, r])
+        for name, f in metrics.items(): out[name].append(float(f(sample.A, Bp)))
+    return {"metrics": list(out), "distances": list(out.values())}
+
+def mauve_seeds_unit(corpus: str,    # the page's corpus, a key of PARAPHRASE_CORPORA
+                     encoder: str,   # its encoder, one of ours
+                     K: int,         # the main run's K
+                     n: int,         # pairs per sample
+                     seeds: int,     # MAUVE seeds 0..seeds-1, >= 2
+                     seed: int = 0,  # the page's seed
+                    ) -> dict:       # {'distances': (pairs, seeds)}
+    """1 - MAUVE with seeds 0..seeds-1 on every seventh pair of the main run's first KSC set (see above).
+
+    >>> mauve_seeds_unit("qqp", "all-MiniLM-L6-v2", 15, 50, 1)
+    Traceback (most recent call last):
+    ValueError: seeds must be an integer >= 2, got 1
+    """
+    seeds = check_int(seeds, "seeds", low=2)
+    return {"distances": mauve_over_seeds(*ksc_sources(corpus, encoder, "paraphrase", 0, n, seed), K, n, seeds, seed)}
+
+def mauve_over_seeds(A,              # (N_A, d) the main sample's side a
+                     B,              # (N_B, d) its side b
+                     K: int,         # the main run's K
+                     n: int,         # documents per corpus
+                     seeds: int,     # MAUVE seeds 0..seeds-1, >= 1
+                     seed: int = 0,  # the page's seed: the KSC set is the main run's first, [seed, 100, 0]
+                    ) -> list:       # (pairs, seeds) nested lists of 1 - MAUVE
+    """1 - MAUVE with seeds 0..seeds-1 on every seventh pair of the first KSC set of the main run of `A` and `B`.
+
+    >>> rng = np.random.default_rng(0)
+    >>> np.shape(mauve_over_seeds(rng.normal(size=(4, 2)), rng.normal(size=(4, 2)), 2, 3, 2))
+    (1, 2)
+    """
+    ksc = known_similarity_corpora(A, B, K, n, seed=[seed, 100, 0])
+    C = [ksc.corpus(i, A, B) for i in range(K + 1)]
+    return [[mauve_distance(C[i], C[j], seed=s) for s in range(check_int(seeds, "seeds", low=1))] for i, j in ksc.pairs()[::7]]
+
+def synthetic_inputs(*, seed: int = 0, **unit) -> dict:
+    """What a synthetic unit reads: the versions of mauve-text and scikit-learn (make_blobs, the classifier), the seed.
+
+    >>> sorted(synthetic_inputs(kind="p"))
+    ['mauve-text', 'scikit-learn', 'seed']
+    """
+    return {"mauve-text": importlib.metadata.version("mauve-text"), "scikit-learn": importlib.metadata.version("scikit-learn"),
+            "seed": seed}
+
+def mauve_inputs(*,
+                 corpus: str,      # the unit's corpus
+                 encoder: str,     # its encoder
+                 seed: int = 0,    # the page's seed
+                 **unit,           # the unit's other parameters (K, n, seeds: they change nothing that is read)
+                ) -> dict:
+    """What the MAUVE-seeds unit reads: the main sample's corpus and encoder and the seed, as `ksc_inputs` keys them.
+
+    >>> sorted(mauve_inputs(corpus="qqp", encoder="all-MiniLM-L6-v2"))
+    ['data', 'encoder', 'mauve-text', 'scikit-learn', 'seed']
+    """
+    return ksc_inputs(corpus=corpus, encoder=encoder, seed=seed)
+
+# %% ../nbs/corpus_distance_impl.ipynb #u07
+UNIT_TABLES = ("synthetic", "ksc/main", "ksc/samples", "ksc/other", "ksc/pool", "ksc/variants", "mauve-seeds")
+_SET_SECONDS = {"text+code": 4.0, "text": 3.2, "components": 0.7}   # CPU seconds of one KSC set of K = 15, n = 50 (measured)
+_SYNTHETIC_SECONDS = 0.07         # CPU seconds of the synthetic distances of one perturbation of 300 points (measured)
+_MAUVE_SECONDS = 0.02             # CPU seconds of 1 - MAUVE of two corpora of 50 sentences (measured)
+
+def other_corpus(corpus: str) -> str:
+    """The source of the different-domain runs for `corpus`: MRPC, or Quora for MRPC.
+
+    >>> other_corpus("qqp"), other_corpus("mrpc")
+    ('mrpc', 'qqp')
+    """
+    return "mrpc" if check_choice(corpus, "corpus", tuple(PARAPHRASE_CORPORA)) != "mrpc" else "qqp"
+
+def scale_units(scale: str = "paper",      # a scale of SETTINGS
+                seed: int = 0,             # the page's seed
+                *,
+                K: int = 15,               # KSC: corpora c_0..c_K
+                R: int | None = None,      # KSC sets per run; None: the scale's
+                n: int = 50,               # pairs per sample
+                encoder: str | None = "all-MiniLM-L6-v2",   # the page's encoder, one of ours; None: only the synthetic units
+                corpus: str = "qqp",       # the page's corpus, a key of PARAPHRASE_CORPORA
+               ) -> list:
+    """The chapter's units at `scale` for the page's design, whole tables in the page's order (see above).
+
+    >>> [u.name for u in scale_units("smoke")][8:10]
+    ['synthetic/m100-r3/dim/01', 'ksc/main/K15-n50/qqp/all-MiniLM-L6-v2/00/r0']
+    """
+    S = scale_settings(scale, SETTINGS, R=R)
+    R, K, n = check_int(S["R"], "R", low=1), check_int(K, "K", low=1), check_int(n, "n", low=K + 1)
+    check_choice(corpus, "corpus", tuple(PARAPHRASE_CORPORA))
+    units = []
+    for kind in SWEEPS:
+        for step, value in enumerate({"delta": S["deltas"], "p": S["ps"], "dim": S["dims"]}[kind]):
+            value = int(value) if kind == "dim" else float(value)
+            units.append(Unit("corpus_distance", "synthetic", f"synthetic/m{S['m']}-r{S['reps']}/{kind}/{step:02d}", "synthetic",
+                              {"kind": kind, "step": step, "value": value, "m": S["m"], "reps": S["reps"], "seed": seed},
+                              cost=S["reps"] * _SYNTHETIC_SECONDS * S["m"] / 300))
+    if encoder is None: return units
+    encoder_spec(encoder)
+    other = other_corpus(corpus)
+    runs = min(S["samples"], len(paraphrase_pairs(corpus)) // n)
+    cost = lambda metrics: _SET_SECONDS[metrics] * (K * (K + 1) / 240) * (n / 50) ** 2
+    def add(table, c, e, source, sample, stream, metrics, reps, o=None):
+        for r in range(reps):
+            name = f"{table}/K{K}-n{n}/{c}/{e}/" + (f"{o}/" if o else "") + f"{sample:02d}/r{r}"
+            params = {"corpus": c, "encoder": e, "source": source, "sample": sample, "stream": stream, "repetition": r,
+                      "metrics": metrics, "K": K, "n": n, "seed": seed, "other": o}
+            units.append(Unit("corpus_distance", table, name, "ksc", params, cost=cost(metrics)))
+    add("ksc/main", corpus, encoder, "paraphrase", 0, [100], "text+code", R)
+    for b in range(1, runs): add("ksc/samples", corpus, encoder, "paraphrase", b, [100, b], "text+code", R)
+    for b in range(min(runs, len(paraphrase_pairs(other)) // n)):
+        add("ksc/other", corpus, encoder, "other", b, [300, b], "text", R, o=other)
+    add("ksc/pool", corpus, encoder, "pool", runs, [400], "components", R * runs)
+    for e in S["encoders"]:
+        if e != encoder: add("ksc/variants", corpus, e, "paraphrase", 0, [100], "text+code", R)
+    for c in S["corpora"]:
+        if c != corpus: add("ksc/variants", c, encoder, "paraphrase", 0, [100], "text+code", R)
+    pairs = len(range(0, K * (K + 1) // 2, 7))
+    units.append(Unit("corpus_distance", "mauve-seeds", f"mauve-seeds/K{K}-n{n}/{corpus}/{encoder}/s{S['mauve_seeds']}",
+                      "mauve-seeds", {"corpus": corpus, "encoder": encoder, "K": K, "n": n, "seeds": S["mauve_seeds"], "seed": seed},
+                      cost=pairs * S["mauve_seeds"] * _MAUVE_SECONDS * (n / 50) ** 2))
+    return units
+
+def paper_units(seed: int = 0) -> list:
+    """Every unit of the chapter's paper-scale run, for the page's default design (see above).
+
+    >>> units = paper_units()
+    >>> len(units), units[-1].name
+    (162, 'mauve-seeds/K15-n50/qqp/all-MiniLM-L6-v2/s20')
+    """
+    return scale_units("paper", seed=seed)
+
+UNIT_KINDS = {"synthetic": synthetic_unit, "ksc": ksc_unit, "mauve-seeds": mauve_seeds_unit}
+UNIT_INPUTS = {"synthetic": synthetic_inputs, "ksc": ksc_inputs, "mauve-seeds": mauve_inputs}

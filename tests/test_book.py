@@ -88,7 +88,7 @@ def test_every_data_set_is_a_page_of_the_toc():
 
 
 def test_paper_scale_pages_follow_their_book_page_with_their_own_title_and_labels():
-    assert book.paper_notebooks() == ["wmd", "crossmatch", "n2o", "retrofit"]
+    assert book.paper_notebooks() == ["wmd", "crossmatch", "corpus_distance", "n2o", "retrofit"]
     stems = book.paper_runs("wmd")
     assert stems[0] == ("wmd-reuters-paper", {"dataset": "reuters", "scale": "paper", "missing": "error"}, "wmd")
     assert [page for _, _, page in stems] == list(book.sweep_pages())

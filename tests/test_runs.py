@@ -125,7 +125,8 @@ def _cheapest_committed(chapter: str, table: str | None = None):
     return None
 
 
-@pytest.mark.parametrize("chapter, table", [("wmd", None), ("crossmatch", "power"), ("retrofit", "glove/scores")])
+@pytest.mark.parametrize("chapter, table", [("wmd", None), ("crossmatch", "power"), ("retrofit", "glove/scores"),
+                                            ("corpus_distance", "synthetic")])
 def test_one_committed_unit_of_each_chapter_recomputes_to_its_record(chapter, table):
     u = _cheapest_committed(chapter, table)
     if u is None: pytest.skip(f"no current committed record of {chapter} yet")
@@ -139,4 +140,15 @@ def test_a_small_crossmatch_unit_runs_records_and_verifies(tmp_path):
     write_record(compute_unit(u), tmp_path)
     assert unit_states([u], tmp_path)[0][1] == "done"
     assert set(table_results("crossmatch", "power", root=tmp_path, units=[u])[u.name]) == {"crossmatch", "MMD"}
+    assert verify_units([u], 1, root=tmp_path) == {u.name: None}
+
+
+def test_a_small_corpus_distance_unit_runs_records_and_verifies(tmp_path):
+    "A KSC set of the smoke scale drawn from both samples' pairs (the components only): computed, written, current, recomputed."
+    from embeval_nb.corpus_distance import scale_units
+    u = next(u for u in scale_units("smoke") if u.table == "ksc/pool")
+    write_record(compute_unit(u), tmp_path)
+    assert unit_states([u], tmp_path)[0][1] == "done"
+    got = table_results("corpus_distance", "ksc/pool", root=tmp_path, units=[u])[u.name]
+    assert len(got["metrics"]) == 20 and all(len(d) == 120 for d in got["distances"])
     assert verify_units([u], 1, root=tmp_path) == {u.name: None}
