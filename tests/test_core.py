@@ -241,6 +241,7 @@ def test_a_test_without_power_is_untestable(tmp_path, monkeypatch):
     assert "untestable" in CLAIM_VERDICTS and [v for v in CLAIM_VERDICTS if v != "untestable"] == list(VERDICTS)
 
 
+@pytest.mark.filterwarnings("ignore::embeval_nb.stats.ResampleWarning")   # few resamples, for speed
 def test_the_same_bootstrap_runs_on_the_alternative_and_the_counterexample(tmp_path, monkeypatch):
     "The alternative and the counterexample are tested with the claim's own resamples, level and scope."
     cl, rng = _claims(tmp_path, monkeypatch), np.random.default_rng(5)
@@ -286,6 +287,7 @@ def test_every_verdict_needs_one_reading_per_condition():
     with pytest.raises(ValueError, match="one verdict per condition, got 2 and 1"):
         every_verdict(["holds", "holds"], ["holds"])
 
+@pytest.mark.filterwarnings("ignore::embeval_nb.stats.ResampleWarning")   # few resamples, for speed
 def test_a_test_that_holds_on_its_counterexample_is_refused(tmp_path, monkeypatch):
     "Where the claim is false its own test must not read 'holds': every method refuses it, before recording."
     cl = _claims(tmp_path, monkeypatch)

@@ -345,6 +345,7 @@ def test_nan_vectors_in_the_pairs_are_an_error():
     evaluate_similarity(E, ["a", "b", "c"], [("a", "c")], [1.0], score_range=(0, 1))   # rows not used are not read
 
 
+@pytest.mark.filterwarnings("ignore::embeval_nb.stats.ResampleWarning")   # few resamples, for speed
 def test_bootstrap_matches_stats_bootstrap_interval():
     "The same resamples as stats.bootstrap_interval, with scipy's statistics on the resampled arrays."
     rng = np.random.default_rng(2)
