@@ -420,6 +420,49 @@ def _intervals_or_nan(stats: dict, data: tuple, **kw) -> dict:
             out[name] = (float(f(*data)), np.nan, np.nan)
     return out
 
+def _spearman_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    "Spearman's correlation of x and y (..., k) along the last axis, row by row (average ranks for ties); NaN where one is constant."
+    from scipy.stats import rankdata
+    rx, ry = rankdata(x, axis=-1), rankdata(y, axis=-1)
+    rx, ry = rx - rx.mean(-1, keepdims=True), ry - ry.mean(-1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (rx * ry).sum(-1) / np.sqrt((rx ** 2).sum(-1) * (ry ** 2).sum(-1))
+
+def _agreement_read(est: dict, reps: dict, *, reading: str, margin: float | None) -> dict:
+    """Read an agreement claim from {condition: (first, second)} estimates and {condition: (B, 2)} finite replicates
+    of the two changes: the conditions with a decided opposite sign (both intervals at the Bonferroni level over the
+    conditions exclude 0, on opposite sides), the reading that makes it hold ('rank': Spearman's correlation of the
+    two changes over the conditions, its 95% interval above 0, a resample on which one change is the same in every
+    condition counting as 0; 'margin': every condition's 95% interval of first - second inside (-margin, margin)),
+    the verdict and its p-values."""
+    names = list(est)
+    k, level = len(names), bonferroni_level(max(len(names), 1))
+    opposite, p_opp = [], []
+    for c in names:
+        ends = [percentile_interval(reps[c][:, j], level=level) for j in (0, 1)]
+        sign = [1 if lo > 0 else -1 if hi < 0 else 0 for lo, hi in ends]
+        if sign[0] * sign[1] < 0: opposite.append(c)
+        up = [percentile_p_values(reps[c][:, j], above=0)[0] for j in (0, 1)]
+        down = [percentile_p_values(reps[c][:, j], below=0)[0] for j in (0, 1)]
+        p_opp.append(min(max(up[0], down[1]), max(down[0], up[1])))
+    p_fails = float(min(1.0, k * min(p_opp))) if k else 1.0
+    if reading == "rank":
+        e = np.array([est[c] for c in names], dtype=np.float64).reshape(-1, 2)
+        R = np.stack([reps[c] for c in names], axis=1)                    # (B, k, 2)
+        rho, rr = float(_spearman_rows(e[:, 0], e[:, 1])), np.nan_to_num(_spearman_rows(R[..., 0], R[..., 1]))
+        lo, hi = (np.nan, np.nan) if k < 3 else percentile_interval(rr, level=0.95)   # a constant resample orders nothing: 0
+        p_holds = 1.0 if np.isnan(lo) else percentile_p_values(rr, above=0)[0]
+        held, hold = bool(lo > 0), (rho, lo, hi)
+    else:
+        d = {c: reps[c][:, 0] - reps[c][:, 1] for c in names}
+        ends = {c: percentile_interval(d[c], level=0.95) for c in names}
+        held = bool(k) and all(-margin < lo and hi < margin for lo, hi in ends.values())
+        p_holds = max((percentile_p_values(d[c], above=-margin, below=margin)[0] for c in names), default=1.0)
+        far = max(names, key=lambda c: abs(est[c][0] - est[c][1])) if k else None
+        hold = (abs(est[far][0] - est[far][1]), *ends[far]) if k else (np.nan, np.nan, np.nan)
+    verdict = "fails" if opposite else "holds" if held else "undecided"
+    return dict(opposite=opposite, hold=hold, verdict=verdict, level=level, p=(float(p_holds), p_fails))
+
 class Claims:
     """A chapter's claims in the order they are checked; each is recorded under `<chapter>/claims`.
 
@@ -632,6 +675,76 @@ class Claims:
                     for name, (_, lo, _) in data.items()}                   # NaN replicates: undecided at every level
         return self._decide(key, statement, data, p_values, level=level, scope=scope, above=above, below=below, paper=paper,
                             unit=unit, ours=ours, test=test, on_alternative=reach(alt), on_counterexample=reach(cx))
+
+    def agreement(
+            self,
+            key: str,                 # the claim's id in the chapter, as in `add`
+            statement: str,           # the paper's claim as tested, as in `add`: say which reading decides it
+            estimates: Mapping,       # {condition: (first, second)}: the two changes (measures, conditions) on the data
+            replicates: Mapping,      # {condition: (B, 2)} their bootstrap replicates on the same resamples; NaN: left out
+            *,
+            counterexample: Mapping,  # {condition: (first, second)} where the two disagree: opposite signs in some condition
+            paper: Any,               # the paper's number or words
+            unit: str,                # what the replicates resampled (the independent unit); not blank
+            alternative: Mapping | None = None,  # {condition: (first, second)} where they agree; None: see below
+            reading: str = "rank",    # how agreement holds: 'rank' (rank-correlated) or 'margin' (within `margin`)
+            margin: float | None = None,  # 'margin' only: the largest |first - second| that counts as the same
+            test: str = "bootstrap",  # how the replicates were made, written before the reading
+            ours: Any = None,         # shown as ours; None: the reading's statistic and the opposite conditions
+        ) -> Claim:                   # the claim as stored (see `add`)
+        """A claim that two changes agree over several conditions (two measures of one change, one measure on two
+        subsets), which is not a claim that either change is detectable. It **fails** when in some condition both
+        changes are decided, with opposite signs (each interval at the Bonferroni level over the conditions excludes
+        0); it **holds**, if none does, by the `reading`: 'rank', Spearman's correlation of the two changes over the
+        conditions has its 95% interval above 0 (computed on every replicate, at least 3 conditions); 'margin', every
+        condition's 95% interval of first - second lies inside (-margin, margin) (an intersection-union test, so at
+        the plain level); otherwise it is undecided. A condition with no detectable change blocks nothing.
+
+        The same test runs on `counterexample` and `alternative` with each change's replicates moved to their values
+        (the same spread): it must read 'fails' on the counterexample, whose statistic must put opposite signs in
+        some condition, and 'holds' on the alternative, or the claim is untestable (`check_reach`). Without an
+        `alternative` the second change is set to agree with the first at the data's own sizes: 'rank', the first
+        scaled to the second's mean size (same signs, same order); 'margin', equal to the first."""
+        reading = check_choice(reading, "reading", ("rank", "margin"))
+        if reading == "margin": margin = check_real(margin, "margin", low=0)
+        if not (estimates.keys() == replicates.keys() == counterexample.keys()
+                and (alternative is None or alternative.keys() == estimates.keys())):
+            raise ValueError(f"claim {key!r}: estimates, replicates, counterexample and alternative need the same conditions")
+        pair = lambda v: tuple(float(x) for x in np.asarray(v, dtype=np.float64).ravel())
+        est = {c: pair(v) for c, v in estimates.items()}
+        reps = {c: np.asarray(r, dtype=np.float64).reshape(-1, 2) for c, r in replicates.items()}
+        cx = {c: pair(v) for c, v in counterexample.items()}
+        if bad := [c for c, v in {**est, **cx}.items() if len(v) != 2]:
+            raise ValueError(f"claim {key!r}: each condition needs two changes (first, second), not {bad[0]!r}")
+        if not any(a * b < 0 for a, b in cx.values()):
+            raise ValueError(f"claim {key!r}: on its counterexample no condition has changes of opposite signs, so the "
+                             "claim could not fail: its counterexample must make the two changes disagree somewhere")
+        kept = [c for c in est if reps[c].size and not np.isnan(reps[c]).any()]
+        left_out = [c for c in est if c not in kept]
+        if alternative is None:
+            first = np.array([est[c][0] for c in kept]); second = np.array([est[c][1] for c in kept])
+            size = np.abs(first).mean() if len(first) else 0.0
+            follow = first * (np.abs(second).mean() / size if size > 0 else 1.0) if reading == "rank" else first
+            alt = {c: (est[c][0], float(v)) for c, v in zip(kept, follow)}
+        else:
+            alt = {c: pair(v) for c, v in alternative.items()}
+        moved = lambda at: {c: reps[c] + (np.array(at[c]) - np.array(est[c]))[None] for c in kept}
+        read = lambda at: _agreement_read({c: at[c] for c in kept}, moved(at), reading=reading, margin=margin)
+        r = read(est)
+        rho, lo, hi = r["hold"]
+        how = (f"Spearman's correlation of the two changes over the {len(kept)} conditions {rho:.3g}, 95% interval "
+               f"[{lo:.3g}, {hi:.3g}], holds above 0" if reading == "rank" else
+               f"largest |first - second| {rho:.3g} (95% interval of that difference [{lo:.3g}, {hi:.3g}]), holds when "
+               f"every condition's 95% interval of the difference is inside ±{margin:.3g}")
+        opp = ", ".join(r["opposite"]) or "none"
+        detail = (f"{test}: {how}; fails on a decided opposite sign (both intervals at the Bonferroni level "
+                  f"{100 * r['level']:.3g}% exclude 0 on opposite sides): {opp}"
+                  + (f"; left out, undefined on some resamples: {', '.join(left_out)}" if left_out else ""))
+        if ours is None:
+            ours = (f"{'Spearman' if reading == 'rank' else 'largest |difference|'} {rho:.3g} over {len(kept)} "
+                    f"conditions; {len(r['opposite'])} decided opposite")
+        return self.add(key, statement, paper=paper, ours=ours, verdict=r["verdict"], test=detail, unit=unit,
+                        p=min(r["p"]), on_alternative=read(alt)["verdict"], on_counterexample=read(cx)["verdict"])
 
     def _decide(self, key, statement, runs, p_values, *, level, scope, above, below, paper, unit, ours, test, **reach) -> Claim:
         """Record the claim decided by the intervals `runs` {condition: (estimate, low, high)} taken at `level`, with the

@@ -217,7 +217,7 @@ def test_the_account_points_at_headings_of_its_page(chapter):
                      f"({'; '.join(headings)}), or a note starting with \"- \" where the page has no section for it")
 
 
-CLAIM_METHODS = ("add", "interval", "bootstrap", "replicated", "paired_errors", "untested")   # `Claims` methods that decide
+CLAIM_METHODS = ("add", "interval", "bootstrap", "replicated", "agreement", "paired_errors", "untested")   # `Claims` methods that decide
 
 
 def _decided_claims(page: str) -> list[str]:
