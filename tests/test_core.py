@@ -308,7 +308,7 @@ def test_a_test_that_holds_on_its_counterexample_is_refused(tmp_path, monkeypatc
     assert not cl.items
 
 
-@pytest.mark.parametrize("scope, expected", [("every", "fails"), ("some", "holds")])
+@pytest.mark.parametrize("scope, expected", [("every", "fails"), ("some", "holds"), ("most", "holds")])
 def test_conditions_are_combined_at_the_bonferroni_level(tmp_path, monkeypatch, scope, expected):
     cl, rng = _claims(tmp_path, monkeypatch), np.random.default_rng(1)
     x = np.c_[rng.normal(1, 1, 400), rng.normal(-1, 1, 400), rng.normal(0.5, 1, 400)]
@@ -316,6 +316,19 @@ def test_conditions_are_combined_at_the_bonferroni_level(tmp_path, monkeypatch, 
     c = cl.bootstrap("pos", "every column has a positive mean", stats, x, counterexample=-np.abs(x), paper="-",
                      unit="row", above=0, scope=scope)
     assert c.verdict == expected and "Bonferroni level 98.3%" in c.test and c.test.count("[") == 3
+
+
+@pytest.mark.parametrize("means, expected", [((1, 1, -1), "holds"), ((1, -1, -1), "fails"), ((1, 1, -1, -1), "fails"),
+                                             ((1, 1, 0, -1), "undecided")])
+def test_most_holds_when_more_than_half_hold_and_fails_when_half_fail(tmp_path, monkeypatch, means, expected):
+    """scope='most', the reading of a paper's 'tend to': a claim over several conditions, each at the Bonferroni level,
+    holds when more than half of them hold and fails when half or more fail, in `mean` as in `combined_verdict`."""
+    cl, rng = _claims(tmp_path, monkeypatch), np.random.default_rng(5)
+    x = np.stack([rng.normal(m, 0.3, 12) for m in means], axis=1)
+    values = {f"c{j}": (lambda X, j=j: X[:, j]) for j in range(len(means))}
+    c = cl.mean("tend", "most columns have a positive mean", values, x, counterexample=x - 5, alternative=x + 5,
+                paper="-", unit="row", above=0, scope="most")
+    assert c.verdict == expected and f"most of {len(means)} conditions" in c.test
 
 
 def test_a_claim_takes_the_resamples_its_level_needs(tmp_path, monkeypatch):
