@@ -82,6 +82,14 @@ def test_table2_rows_errors_and_intervals(smoke):
     assert t2["BOW (L1/L1)"]["mean"] < t2["TF-IDF (None/L1)"]["mean"]
 
 
+def test_bow_subsample_effect(smoke):
+    "BOW (L1/L1) of Table 2 on the page's test subsample, rerun on every test document of the split (same training documents)."
+    b, t2 = smoke["wmd/bow_subsample"], smoke["wmd/table2"]["BOW (L1/L1)"]
+    assert (b["page"]["error"], b["page"]["k"]) == (t2["errors"][0], t2["hyper"][0])
+    assert [c["n_test"] for c in b["cells"].values()] == [50, 2189]      # smoke: test subsampled, validation whole
+    assert b["cells"]["all 2189 test documents, all 20 validation documents"]["error"] == b["full"]["error"]
+    assert 0 <= b["tail"] <= 1 and b["random_std"] > 0
+
 def test_clean_tables(smoke):
     t7, t3 = smoke["wmd/table7"], smoke["wmd/table3"]
     assert set(t7) == set(TABLE2_ROWS) and list(t3) == ["BOW (L1/L1)", "TF-IDF (L1/L1)", "WMD", "WMD-TF-IDF"]
