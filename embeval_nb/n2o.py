@@ -26,11 +26,11 @@ from .runs import Unit
 
 # %% auto #0
 __all__ = ['PAPER_K', 'PAPER_SAMPLES', 'PAPER_QUERIES', 'PAPER_NEEDLES', 'PAPER_SIZES', 'DEPTH_EPS', 'PASS_RATES', 'UNIT_SECONDS',
-           'CORPUS_DATA', 'UNIT_KINDS', 'UNIT_INPUTS', 'neighbour_overlap', 'n2o', 'overlap_matrix', 'n2o_matrix',
-           'chance_n2o', 'jaccard', 'token_overlap', 'paraphrase_ranks', 'popular_neighbours', 'outlier_neighbours',
-           'needle_pairs', 'n2o_corpus', 'query_samples', 'size_order', 'pair_cosines', 'PaperCorpus', 'paper_corpus',
-           'block_depth', 'block_lists', 'merge_block_lists', 'embedder_passes', 'block_unit', 'PaperResults',
-           'paper_results', 'paper_units', 'block_inputs']
+           'CORPUS_DATA', 'PAPER_CORPUS_SIZE', 'UNIT_KINDS', 'UNIT_INPUTS', 'neighbour_overlap', 'n2o',
+           'overlap_matrix', 'n2o_matrix', 'chance_n2o', 'jaccard', 'token_overlap', 'paraphrase_ranks',
+           'popular_neighbours', 'outlier_neighbours', 'needle_pairs', 'n2o_corpus', 'query_samples', 'size_order',
+           'pair_cosines', 'PaperCorpus', 'paper_corpus', 'block_depth', 'block_lists', 'merge_block_lists',
+           'embedder_passes', 'block_unit', 'PaperResults', 'paper_results', 'paper_units', 'block_inputs']
 
 # %% ../nbs/n2o_impl.ipynb #c042
 def _check_lists(X, name: str) -> np.ndarray:
@@ -640,6 +640,8 @@ def _unit_ranges(p: str, n: int) -> list[tuple[int, int]]:
     c = np.linspace(0, n, units + 1).round().astype(int)
     return list(zip(c[:-1].tolist(), c[1:].tolist()))
 
+PAPER_CORPUS_SIZE = 326_175   # sentences of `paper_corpus` (for every seed: the seed draws only pairs and queries)
+
 def paper_units(seed: int = 0) -> list[Unit]:
     """Every unit of the chapter's paper-scale run: the passes cheapest first, each cut into ranges of the order (see above).
 
@@ -647,7 +649,7 @@ def paper_units(seed: int = 0) -> list[Unit]:
     >>> len(units), units[-1].name, units[-1].params["embedders"]   # doctest: +SKIP
     (22, 'all-mpnet-base-v2/289933', ['mpnet-avg', 'mpnet-cls'])
     """
-    N, units = len(paper_corpus(seed).corpus), []
+    N, units = PAPER_CORPUS_SIZE, []
     for p, names in sorted(embedder_passes().items(), key=lambda kv: 1 / PASS_RATES[kv[0]]):
         for a, b in _unit_ranges(p, N):
             units.append(Unit("n2o", "neighbours", f"{p}/{a:06d}", "block", {"embedders": list(names), "start": a, "stop": b,

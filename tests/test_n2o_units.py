@@ -181,6 +181,7 @@ def paper():
 def test_paper_units_cover_every_pass_once(paper):
     units = runs.chapter_units("n2o")
     N = len(paper.corpus)
+    assert N == n2o.PAPER_CORPUS_SIZE                   # the units' ranges are cut from the declared size
     for p, names in embedder_passes().items():
         mine = sorted((u.params["start"], u.params["stop"]) for u in units if u.params["embedders"] == list(names))
         assert mine[0][0] == 0 and mine[-1][1] == N and all(a[1] == b[0] for a, b in zip(mine, mine[1:])), p
