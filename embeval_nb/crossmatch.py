@@ -34,7 +34,7 @@ __all__ = ['SETTINGS', 'READINGS', 'LANGS', 'DICTIONARY', 'TESSERACT', 'ONE_SOUR
            'resampled_crossmatch', 'LanguageWords', 'language_words', 'shared_strings', 'language_pools',
            'trained_model', 'ModelSpaces', 'model_spaces', 'model_pair', 'pairs_unit', 'blocks_unit', 'models_unit',
            'calibration_unit', 'power_samples', 'power_unit', 'language_inputs', 'model_inputs', 'power_inputs',
-           'scale_units', 'paper_units']
+           'seed_block_unit', 'scale_units', 'paper_units']
 
 # %% ../nbs/crossmatch_impl.ipynb #c005
 def _check_design(N: int, n: int) -> tuple[int, int]:
@@ -297,13 +297,17 @@ def resampled_crossmatch(X,                          # (n, d) finite points
 # %% ../nbs/crossmatch_impl.ipynb #u01
 SETTINGS = {   # per scale: words per language (wordfreq; each Tesseract list); repetitions of the main and of the other
                # settings; Reuters documents (None: all), epochs and GloVe's vocabulary and steps of the trained models;
-               # calibration tests per null; power: simulations per setting, sample sizes, MMD permutations
+               # calibration tests per null; power: simulations per setting, sample sizes, MMD permutations; seed
+               # blocks of the training-method claim (each: two runs of every trained method, see `seed_block_unit`)
     "smoke": dict(n_words=260, n_words_tess=800, reps=10, reps_other=10, n_docs=1500, epochs=2, glove_vocab=500,
-                  glove_epochs=30, calib_draws=600, power_reps=10, power_sizes=[10, 100, 200], permutations=99),
+                  glove_epochs=30, calib_draws=600, power_reps=10, power_sizes=[10, 100, 200], permutations=99,
+                  seed_blocks=3),
     "book": dict(n_words=1000, n_words_tess=4000, reps=500, reps_other=200, n_docs=None, epochs=5, glove_vocab=3000,
-                 glove_epochs=500, calib_draws=1000, power_reps=100, power_sizes=[10, 25, 50, 100, 200], permutations=200),
+                 glove_epochs=500, calib_draws=1000, power_reps=100, power_sizes=[10, 25, 50, 100, 200], permutations=200,
+                 seed_blocks=1),
     "paper": dict(n_words=3000, n_words_tess=8000, reps=500, reps_other=500, n_docs=None, epochs=5, glove_vocab=3000,
-                  glove_epochs=500, calib_draws=1000, power_reps=200, power_sizes=[10, 25, 50, 100, 200, 400], permutations=500),
+                  glove_epochs=500, calib_draws=1000, power_reps=200, power_sizes=[10, 25, 50, 100, 200, 400], permutations=500,
+                  seed_blocks=8),
 }
 READINGS = (100, 200)   # vectors per language per test: "200 vectors" per pair, or "400 vectors (200 from each)"
 LANGS = {"en": "English", "fr": "French", "it": "Italian", "es": "Spanish", "pt": "Portuguese",
@@ -675,10 +679,52 @@ def power_inputs(**unit) -> dict:
     """
     return {}
 
+# %% ../nbs/crossmatch_impl.ipynb #u11s
+def seed_block_unit(k: int,                 # the seed block, >= 0: seeds seed + 2k and seed + 2k + 1 (0: the run and the rerun)
+                    size: int,              # words per word block, >= 2
+                    n_docs=None,            # the training settings, as in `model_spaces`: Reuters documents
+                    epochs: int = 5,        # gensim's passes
+                    glove_vocab: int = 3000,    # GloVe's vocabulary
+                    glove_epochs: int = 500,    # GloVe's steps
+                    seed: int = 0,          # the page's seed
+                   ) -> dict:               # {'within': {method: (W,) A1}, 'between': {'a--b': [(W,) A1, (W,) A1]}}
+    """A1 of the aligned tests of seed block k on W disjoint word blocks: each trained method's two runs against each
+    other, and for each pair of methods (a, b) in TRAINED order a's first run against b's second and a's second against
+    b's first (see above).
+
+    >>> seed_block_unit(-1, 100)
+    Traceback (most recent call last):
+    ValueError: k must be an integer >= 0, got -1
+    """
+    k, size = check_int(k, "k", low=0), check_int(size, "size", low=2)
+    settings = (n_docs, epochs, glove_vocab, glove_epochs)
+    S = model_spaces(*settings, seed)                # the shared words, and the runs of block 0
+    if (len(S.common) - len(S.common) // 2) // 2 < size:   # a run's quarter of the words holds no block
+        raise ValueError(f"size must be at most a quarter of the {len(S.common)} shared words, got {size}")
+    runs = {}
+    for name in TRAINED:
+        for j, s in enumerate((seed + 2 * k, seed + 2 * k + 1)):
+            m = trained_model(name, s, *settings)
+            vectors = dict(zip(m["words"].tolist(), m["vectors"]))
+            runs[f"{name}/{j}"] = np.array([vectors[w] for w in S.common], dtype=np.float64)
+    block = ModelSpaces(S.common, runs, {}, S.glove_losses, S.documents, S.tokens)
+    def tests(x, y, stream):
+        "A1 of run x against run y, aligned, on the disjoint word blocks."
+        X, Y = model_pair(block, "aligned", x, y, seed)
+        return [crossmatch_test(X[t * size:(t + 1) * size], Y[t * size:(t + 1) * size], seed=[seed, 41, k, stream, t]).a1
+                for t in range(min(len(X), len(Y)) // size)]
+    pairs = [(a, b) for i, a in enumerate(TRAINED) for b in TRAINED[i + 1:]]
+    within = {a: tests(f"{a}/0", f"{a}/1", i) for i, a in enumerate(TRAINED)}
+    between = {f"{a}--{b}": [tests(f"{a}/0", f"{b}/1", len(TRAINED) + 2 * i), tests(f"{a}/1", f"{b}/0", len(TRAINED) + 2 * i + 1)]
+               for i, (a, b) in enumerate(pairs)}
+    return {"within": within, "between": between}
+
 # %% ../nbs/crossmatch_impl.ipynb #u13
 def _slug(name: str) -> str:
     "A vocabulary's or a model's name as a part of a unit name: 'skip-gram (rerun)' -> 'skip-gram-rerun'."
     return name.lower().replace(" (rerun)", "-rerun").replace(" ", "-")
+
+_BLOCK_SECONDS = 650.0     # rough CPU seconds of training one seed block's eight runs on all of R8 (GloVe ~250 s a run)
 
 def _test_seconds(size: int) -> float:
     "Rough CPU seconds of one crossmatch test of size + size vectors."
@@ -728,6 +774,10 @@ def scale_units(scale: str = "paper",      # a scale of SETTINGS
             add(table, f"{comparison}-{metric}-{size}-s{offset + i}/{_slug(a)}--{_slug(b)}", "models",
                 {"comparison": comparison, "a": a, "b": b, "size": size, "reps": n, "stream": offset + i, "metric": metric, **train},
                 cost=n * _test_seconds(size) + (900.0 if first else 0.0))
+    words = S["glove_vocab"] // 4                   # about a quarter of the shared words per run
+    for k in range(S["seed_blocks"]):
+        add("models/seeds", f"aligned-euclidean-{main}/k{k}", "seeds", {"k": k, "size": main, **train},
+            cost=16 * (words // main) * _test_seconds(main) + (_BLOCK_SECONDS if k else 0.0))
     add("calibration", str(main), "calibration", {"draws": S["calib_draws"], "size": main, **lang},
         cost=S["calib_draws"] * (_test_seconds(GAUSS_N) + _test_seconds(main)))
     for kind in POWER_KINDS:
@@ -741,10 +791,11 @@ def paper_units(seed: int = 0) -> list:
 
     >>> units = paper_units()
     >>> len(units), units[0].name, units[-1].name
-    (182, 'languages/blocks/100-drop/en-tess--fr-tess', 'power/scale/400')
+    (190, 'languages/blocks/100-drop/en-tess--fr-tess', 'power/scale/400')
     """
     return scale_units("paper", seed=seed)
 
-UNIT_KINDS = {"pairs": pairs_unit, "blocks": blocks_unit, "models": models_unit, "calibration": calibration_unit, "power": power_unit}
-UNIT_INPUTS = {"pairs": language_inputs, "blocks": language_inputs, "models": model_inputs, "calibration": language_inputs,
-               "power": power_inputs}
+UNIT_KINDS = {"pairs": pairs_unit, "blocks": blocks_unit, "models": models_unit, "seeds": seed_block_unit,
+              "calibration": calibration_unit, "power": power_unit}
+UNIT_INPUTS = {"pairs": language_inputs, "blocks": language_inputs, "models": model_inputs, "seeds": model_inputs,
+               "calibration": language_inputs, "power": power_inputs}

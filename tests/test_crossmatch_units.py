@@ -101,16 +101,20 @@ def test_units_name_their_bad_arguments():
     with pytest.raises(ValueError, match="n_per_sample must be one of"): scale_units("smoke", n_per_sample=150)
     with pytest.raises(ValueError, match="scale must be one of"): scale_units("huge")
     with pytest.raises(ValueError, match="name must be one of"): cm.trained_model("BERT", 0)
+    with pytest.raises(ValueError, match="k must be an integer >= 0"): cm.seed_block_unit(-1, 100, **TRAIN)
+    with pytest.raises(ValueError, match="size must be at most a quarter"): cm.seed_block_unit(0, 10_000, **TRAIN)
 
 
 def test_paper_units_are_declared_whole_tables_first():
     units = chapter_units("crossmatch")
     tables = list(dict.fromkeys(u.table for u in units))
-    assert tables == ["languages/blocks", "languages/pairs", "models/table3", "models/aligned", "calibration", "power"]
+    assert tables == ["languages/blocks", "languages/pairs", "models/table3", "models/aligned", "models/seeds", "calibration", "power"]
     assert [u.table for u in units] == sorted((u.table for u in units), key=tables.index)
     counts = {t: sum(u.table == t for u in units) for t in tables}
     assert counts == {"languages/blocks": 36 + 9, "languages/pairs": 4 * 18, "models/table3": 3 * 10 + 2 * 4,
-                      "models/aligned": 10 + 4, "calibration": 1, "power": 2 * len(SETTINGS["paper"]["power_sizes"])}
+                      "models/aligned": 10 + 4, "models/seeds": SETTINGS["paper"]["seed_blocks"], "calibration": 1,
+                      "power": 2 * len(SETTINGS["paper"]["power_sizes"])}
+    assert all(SETTINGS[scale]["seed_blocks"] >= (3 if scale != "book" else 1) for scale in SETTINGS)   # book: the run and rerun
     assert all(u.params["seed"] == 0 and u.cost > 0 for u in units)
     assert all(u.params["reps"] == 500 for u in units if u.kind in ("pairs", "models"))      # the paper's repetitions
     pairs, power = next(u for u in units if u.kind == "pairs"), units[-1]
