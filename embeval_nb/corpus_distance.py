@@ -729,15 +729,15 @@ def perturb_group(B,                        # (m, d) finite points, m >= 1
 
 # %% ../nbs/corpus_distance_impl.ipynb #u01
 SETTINGS = {   # per scale: KSC repetitions R; synthetic sample size m, perturbations per step, the steps of delta, p and
-               # the dimension; at most this many disjoint samples of n pairs; the encoders and corpora of the grid
-               # beyond the paper; MAUVE seeds
-    "smoke": dict(R=1, m=100, reps=3, deltas=[0, 0.7, 3, 7], ps=[0, 0.1, 0.3], dims=[2, 4], samples=2,
+               # the dimension, base samples per sweep; at most this many disjoint samples of n pairs; the encoders and
+               # corpora of the grid beyond the paper; MAUVE seeds
+    "smoke": dict(R=1, m=100, reps=3, deltas=[0, 0.7, 3, 7], ps=[0, 0.1, 0.3], dims=[2, 4], bases=2, samples=2,
                   encoders=["all-MiniLM-L6-v2", "paraphrase-MiniLM-L3-v2"], corpora=["qqp", "mrpc"], mauve_seeds=3),
     "book": dict(R=5, m=300, reps=20, deltas=list(np.linspace(0, 7, 11)), ps=list(np.linspace(0, 0.3, 10)),
-                 dims=[2, 3, 4, 5, 6], samples=20, encoders=["all-MiniLM-L6-v2", "all-mpnet-base-v2", "use-multilingual"],
+                 dims=[2, 3, 4, 5, 6], bases=3, samples=20, encoders=["all-MiniLM-L6-v2", "all-mpnet-base-v2", "use-multilingual"],
                  corpora=["qqp", "mrpc", "stsb"], mauve_seeds=10),
     "paper": dict(R=5, m=300, reps=20, deltas=list(np.linspace(0, 7, 11)), ps=list(np.linspace(0, 0.3, 10)),
-                  dims=[2, 3, 4, 5, 6], samples=50, encoders=["all-MiniLM-L6-v2", "all-mpnet-base-v2", "use-multilingual",
+                  dims=[2, 3, 4, 5, 6], bases=5, samples=50, encoders=["all-MiniLM-L6-v2", "all-mpnet-base-v2", "use-multilingual",
                   "multilingual-e5-small", "paraphrase-MiniLM-L3-v2"], corpora=["qqp", "mrpc", "stsb"], mauve_seeds=20),
 }
 PARAPHRASE_CORPORA = {"qqp": "qqp", "mrpc": "mrpc", "stsb": "sts-b"}   # the page's paraphrase corpora: their data sets
@@ -973,20 +973,22 @@ def synthetic_unit(kind: str,     # one of SWEEPS: what grows
                    m: int,        # points per sample
                    reps: int,     # perturbations, >= 1
                    seed: int = 0, # the page's seed
+                   base: int = 0, # which base sample of the mixture, >= 0
                   ) -> dict:      # {'metrics': [names], 'distances': [(reps,) per metric]}
-    """Every synthetic distance between the base sample A and `reps` perturbations of B at one step of a sweep (see above).
+    """Every synthetic distance between base sample A and `reps` perturbations of B at one step of a sweep (see above).
 
     >>> synthetic_unit("width", 0, 1.0, 100, 1)
     Traceback (most recent call last):
     ValueError: kind must be one of 'delta', 'p', 'dim', got 'width'
     """
     check_choice(kind, "kind", SWEEPS); step, reps = check_int(step, "step", low=0), check_int(reps, "reps", low=1)
-    sample = paired_blobs(m, value if kind == "dim" else 2, seed=[seed, 10, value] if kind == "dim" else [seed, 1])
+    base = check_int(base, "base", low=0)
+    sample = paired_blobs(m, value if kind == "dim" else 2, seed=[seed, 10, value, base] if kind == "dim" else [seed, 1, base])
     p, delta = (value, 3.0) if kind == "p" else (0.1, value if kind == "delta" else 3.0)
     metrics = synthetic_metrics()
     out = {name: [] for name in metrics}
     for r in range(reps):
-        Bp = perturb_group(sample.B, sample.centres, p, delta, seed=[seed, 20 + len(kind), step, r])
+        Bp = perturb_group(sample.B, sample.centres, p, delta, seed=[seed, 20 + len(kind), base, step, r])
         for name, f in metrics.items(): out[name].append(float(f(sample.A, Bp)))
     return {"metrics": list(out), "distances": list(out.values())}
 
@@ -1070,19 +1072,20 @@ def scale_units(scale: str = "paper",      # a scale of SETTINGS
                ) -> list:
     """The chapter's units at `scale` for the page's design, whole tables in the page's order (see above).
 
-    >>> [u.name for u in scale_units("smoke")][8:10]
-    ['synthetic/m100-r3/dim/01', 'ksc/main/K15-n50/qqp/all-MiniLM-L6-v2/00/r0']
+    >>> [u.name for u in scale_units("smoke")][17:19]
+    ['synthetic/m100-r3/b01/dim/01', 'ksc/main/K15-n50/qqp/all-MiniLM-L6-v2/00/r0']
     """
     S = scale_settings(scale, SETTINGS, R=R)
     R, K, n = check_int(S["R"], "R", low=1), check_int(K, "K", low=1), check_int(n, "n", low=K + 1)
     check_choice(corpus, "corpus", tuple(PARAPHRASE_CORPORA))
     units = []
-    for kind in SWEEPS:
-        for step, value in enumerate({"delta": S["deltas"], "p": S["ps"], "dim": S["dims"]}[kind]):
-            value = int(value) if kind == "dim" else float(value)
-            units.append(Unit("corpus_distance", "synthetic", f"synthetic/m{S['m']}-r{S['reps']}/{kind}/{step:02d}", "synthetic",
-                              {"kind": kind, "step": step, "value": value, "m": S["m"], "reps": S["reps"], "seed": seed},
-                              cost=S["reps"] * _SYNTHETIC_SECONDS * S["m"] / 300))
+    for base in range(S["bases"]):
+        for kind in SWEEPS:
+            for step, value in enumerate({"delta": S["deltas"], "p": S["ps"], "dim": S["dims"]}[kind]):
+                value = int(value) if kind == "dim" else float(value)
+                units.append(Unit("corpus_distance", "synthetic", f"synthetic/m{S['m']}-r{S['reps']}/b{base:02d}/{kind}/{step:02d}",
+                                  "synthetic", {"kind": kind, "step": step, "value": value, "m": S["m"], "reps": S["reps"],
+                                                "seed": seed, "base": base}, cost=S["reps"] * _SYNTHETIC_SECONDS * S["m"] / 300))
     if encoder is None: return units
     encoder_spec(encoder)
     other = other_corpus(corpus)
@@ -1114,7 +1117,7 @@ def paper_units(seed: int = 0) -> list:
 
     >>> units = paper_units()
     >>> len(units), units[-1].name
-    (162, 'mauve-seeds/K15-n50/qqp/all-MiniLM-L6-v2/s20')
+    (266, 'mauve-seeds/K15-n50/qqp/all-MiniLM-L6-v2/s20')
     """
     return scale_units("paper", seed=seed)
 
