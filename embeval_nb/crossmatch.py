@@ -724,7 +724,7 @@ def _slug(name: str) -> str:
     "A vocabulary's or a model's name as a part of a unit name: 'skip-gram (rerun)' -> 'skip-gram-rerun'."
     return name.lower().replace(" (rerun)", "-rerun").replace(" ", "-")
 
-_BLOCK_SECONDS = 650.0     # rough CPU seconds of training one seed block's eight runs on all of R8 (GloVe ~250 s a run)
+_BLOCK_SECONDS = 650.0     # rough CPU seconds of training (or, block 0 on a warm cache, reading) a seed block's eight runs
 
 def _test_seconds(size: int) -> float:
     "Rough CPU seconds of one crossmatch test of size + size vectors."
@@ -777,7 +777,7 @@ def scale_units(scale: str = "paper",      # a scale of SETTINGS
     words = S["glove_vocab"] // 4                   # about a quarter of the shared words per run
     for k in range(S["seed_blocks"]):
         add("models/seeds", f"aligned-euclidean-{main}/k{k}", "seeds", {"k": k, "size": main, **train},
-            cost=16 * (words // main) * _test_seconds(main) + (_BLOCK_SECONDS if k else 0.0))
+            cost=16 * (words // main) * _test_seconds(main) + _BLOCK_SECONDS)
     add("calibration", str(main), "calibration", {"draws": S["calib_draws"], "size": main, **lang},
         cost=S["calib_draws"] * (_test_seconds(GAUSS_N) + _test_seconds(main)))
     for kind in POWER_KINDS:
