@@ -28,13 +28,13 @@ from .stats import permutation_p_value
 # %% auto #0
 __all__ = ['SETTINGS', 'READINGS', 'LANGS', 'DICTIONARY', 'TESSERACT', 'ONE_SOURCE', 'CONTROL', 'VOCABULARIES', 'TABLE_PAIRS',
            'CONTROL_PAIRS', 'ONE_PAIRS', 'ENCODER', 'TRAINED', 'RERUN', 'MODELS', 'DIM', 'WINDOW', 'MIN_COUNT',
-           'COMPARISONS', 'GAUSS_DIM', 'GAUSS_N', 'POWER_DIM', 'SHIFT', 'SCALE', 'POWER_KINDS', 'UNIT_KINDS',
-           'UNIT_INPUTS', 'crossmatch_null_logpmf', 'crossmatch_null_pmf', 'crossmatch_null_moments',
+           'COMPARISONS', 'GAUSS_DIM', 'GAUSS_N', 'POWER_DIM', 'SHIFT', 'SCALE', 'POWER_KINDS', 'WORD_SHARES',
+           'UNIT_KINDS', 'UNIT_INPUTS', 'crossmatch_null_logpmf', 'crossmatch_null_pmf', 'crossmatch_null_moments',
            'CrossmatchResult', 'crossmatch_test', 'MMDResult', 'mmd_permutation_test', 'ResampledCrossmatch',
            'resampled_crossmatch', 'LanguageWords', 'language_words', 'shared_strings', 'language_pools',
            'trained_model', 'ModelSpaces', 'model_spaces', 'model_pair', 'pairs_unit', 'blocks_unit', 'models_unit',
-           'calibration_unit', 'power_samples', 'power_unit', 'language_inputs', 'model_inputs', 'power_inputs',
-           'seed_block_unit', 'scale_units', 'paper_units']
+           'calibration_unit', 'power_samples', 'power_unit', 'word_power_unit', 'language_inputs', 'model_inputs',
+           'power_inputs', 'seed_block_unit', 'scale_units', 'paper_units']
 
 # %% ../nbs/crossmatch_impl.ipynb #c005
 def _check_design(N: int, n: int) -> tuple[int, int]:
@@ -297,16 +297,19 @@ def resampled_crossmatch(X,                          # (n, d) finite points
 # %% ../nbs/crossmatch_impl.ipynb #u01
 SETTINGS = {   # per scale: words per language (wordfreq; each Tesseract list); repetitions of the main and of the other
                # settings; Reuters documents (None: all), epochs and GloVe's vocabulary and steps of the trained models;
-               # calibration tests per null; power: simulations per setting, sample sizes, MMD permutations; seed
+               # calibration tests per null; power: simulations per setting, sample sizes (Gaussian; real words), MMD
+               # permutations; seed
                # blocks of the training-method claim (each: two runs of every trained method, see `seed_block_unit`)
     "smoke": dict(n_words=260, n_words_tess=800, reps=10, reps_other=10, n_docs=1500, epochs=2, glove_vocab=500,
-                  glove_epochs=30, calib_draws=600, power_reps=10, power_sizes=[10, 100, 200], permutations=99,
+                  glove_epochs=30, calib_draws=600, power_reps=10, power_sizes=[10, 100, 200], word_power_sizes=[100], permutations=99,
                   seed_blocks=3),
     "book": dict(n_words=1000, n_words_tess=4000, reps=500, reps_other=200, n_docs=None, epochs=5, glove_vocab=3000,
-                 glove_epochs=500, calib_draws=1000, power_reps=100, power_sizes=[10, 25, 50, 100, 200], permutations=200,
+                 glove_epochs=500, calib_draws=1000, power_reps=100, power_sizes=[10, 25, 50, 100, 200], word_power_sizes=[100, 200],
+                 permutations=200,
                  seed_blocks=1),
     "paper": dict(n_words=3000, n_words_tess=8000, reps=500, reps_other=500, n_docs=None, epochs=5, glove_vocab=3000,
-                  glove_epochs=500, calib_draws=1000, power_reps=200, power_sizes=[10, 25, 50, 100, 200, 400], permutations=500,
+                  glove_epochs=500, calib_draws=1000, power_reps=200, power_sizes=[10, 25, 50, 100, 200, 400],
+                  word_power_sizes=[100, 200], permutations=500,
                   seed_blocks=8),
 }
 READINGS = (100, 200)   # vectors per language per test: "200 vectors" per pair, or "400 vectors (200 from each)"
@@ -515,6 +518,7 @@ def model_pair(S: ModelSpaces,      # the models (`model_spaces`)
 GAUSS_DIM, GAUSS_N = 50, 50                  # the Gaussian null of the calibration: dimension, points per sample
 POWER_DIM, SHIFT, SCALE = 20, 0.3, 1.3       # the power alternatives: dimension, mean shift, standard deviation
 POWER_KINDS = ("shift", "scale")
+WORD_SHARES = (0.1, 0.2)                     # the real-data power alternatives: share of French words in the second sample
 
 def _vocabulary(k: str, name: str) -> int:
     "The index of vocabulary `k` in VOCABULARIES (a ValueError naming `name` otherwise)."
@@ -632,12 +636,44 @@ def power_unit(kind: str,           # one of POWER_KINDS
     [0.3, 0.25]
     """
     check_choice(kind, "kind", POWER_KINDS)
-    rng, out = make_rng([seed, 11, n, int(kind == "shift")]), {"crossmatch": [], "MMD": []}
-    for r in range(check_int(reps, "reps", low=1)):
-        X, Y = power_samples(kind, n, rng)
+    rng = make_rng([seed, 11, n, int(kind == "shift")])
+    return _both_p_values((power_samples(kind, n, rng) for _ in range(check_int(reps, "reps", low=1))), permutations)
+
+def _both_p_values(samples, permutations: int) -> dict:
+    "{'crossmatch': exact p-values, 'MMD': permutation p-values (the r-th test seeded r)} of the pairs (X, Y) of `samples`."
+    out = {"crossmatch": [], "MMD": []}
+    for r, (X, Y) in enumerate(samples):
         out["crossmatch"].append(crossmatch_test(X, Y).p_value)
         out["MMD"].append(mmd_permutation_test(X, Y, n_permutations=permutations, seed=r).p_value)
     return out
+
+def word_power_unit(n: int,             # words per sample, >= 2
+                    share: float,       # share of the second sample's words that are French, in (0, 1]
+                    reps: int,          # pairs of samples, >= 1
+                    permutations: int,  # the MMD test's permutations, >= 1
+                    n_words: int,       # the vocabularies' sizes, as in `language_words`
+                    n_words_tess: int,  # and each Tesseract one's
+                    seed: int = 0,      # the page's seed
+                   ) -> dict:           # {'crossmatch': (reps,) p-values, 'MMD': (reps,) p-values}
+    """Exact crossmatch and MMD permutation p-values of `reps` pairs of samples of e5 word vectors: n English words
+    against n others of which round(share * n) are French (see above).
+
+    >>> word_power_unit(100, 1.5, 2, 19, 260, 800)
+    Traceback (most recent call last):
+    ValueError: share must be in (0, 1], got 1.5
+    """
+    n, reps = check_int(n, "n", low=2), check_int(reps, "reps", low=1)
+    if not 0 < share <= 1: raise ValueError(f"share must be in (0, 1], got {share!r}")
+    E, F = language_pools(language_words(n_words, n_words_tess, seed), "en", "fr", True)
+    m = round(share * n)
+    if 2 * n - m > len(E) or m > len(F):
+        raise ValueError(f"n must be small enough for {2 * n - m} distinct English and {m} French words, got n={n} "
+                         f"with {len(E)} and {len(F)} words")
+    rng = make_rng([seed, 12, n, round(1000 * share)])
+    def draw():
+        idx = rng.permutation(len(E))
+        return E[idx[:n]], np.vstack([E[idx[n:2 * n - m]], F[rng.choice(len(F), m, replace=False)]])
+    return _both_p_values((draw() for _ in range(reps)), permutations)
 
 def language_inputs(*,
                     n_words: int,        # the vocabularies' sizes, as in `language_words`
@@ -739,7 +775,7 @@ def scale_units(scale: str = "paper",      # a scale of SETTINGS
     """The chapter's units at `scale` for the page's design, whole tables in the page's order (see above).
 
     >>> [u.table for u in scale_units("smoke")][::60]
-    ['languages/blocks', 'languages/pairs', 'models/table3']
+    ['languages/blocks', 'languages/pairs', 'models/table3', 'power/words']
     """
     S = scale_settings(scale, SETTINGS, reps=reps)
     check_choice(n_per_sample, "n_per_sample", READINGS)
@@ -784,6 +820,10 @@ def scale_units(scale: str = "paper",      # a scale of SETTINGS
         for n in S["power_sizes"]:
             add("power", f"{kind}/{n:03d}", "power", {"kind": kind, "n": n, "reps": S["power_reps"], "permutations": S["permutations"],
                                                      "seed": seed}, cost=S["power_reps"] * (_test_seconds(n) + 1e-9 * n * n * S["permutations"]))
+    for share in WORD_SHARES:
+        for n in S["word_power_sizes"]:
+            add("power/words", f"{share:.2f}/{n:03d}", "word_power", {"n": n, "share": share, "reps": S["power_reps"],
+                "permutations": S["permutations"], **lang}, cost=S["power_reps"] * (_test_seconds(n) + 4e-9 * n * n * S["permutations"]))
     return units
 
 def paper_units(seed: int = 0) -> list:
@@ -791,11 +831,11 @@ def paper_units(seed: int = 0) -> list:
 
     >>> units = paper_units()
     >>> len(units), units[0].name, units[-1].name
-    (190, 'languages/blocks/100-drop/en-tess--fr-tess', 'power/scale/400')
+    (194, 'languages/blocks/100-drop/en-tess--fr-tess', 'power/words/0.20/200')
     """
     return scale_units("paper", seed=seed)
 
 UNIT_KINDS = {"pairs": pairs_unit, "blocks": blocks_unit, "models": models_unit, "seeds": seed_block_unit,
-              "calibration": calibration_unit, "power": power_unit}
+              "calibration": calibration_unit, "power": power_unit, "word_power": word_power_unit}
 UNIT_INPUTS = {"pairs": language_inputs, "blocks": language_inputs, "models": model_inputs, "seeds": model_inputs,
-               "calibration": language_inputs, "power": power_inputs}
+               "calibration": language_inputs, "power": power_inputs, "word_power": language_inputs}

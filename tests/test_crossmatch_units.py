@@ -91,6 +91,19 @@ def test_the_power_and_calibration_units_are_the_page_computations_they_replace(
     assert cal["words"]["a1"][0] == crossmatch_test(words.vectors["en"][idx[:100]], words.vectors["en"][idx[100:200]]).a1
 
 
+def test_the_word_power_unit_tests_english_words_against_english_with_french_ones(words):
+    got = _small_record(_unit("power/words", "0.20/100"))
+    keep = lambda k: [i for i, w in enumerate(words.words[k]) if w not in set(words.words["en"]) & set(words.words["fr"])]
+    E, F = words.vectors["en"][keep("en")], words.vectors["fr"][keep("fr")]
+    rng, ref = make_rng([0, 12, 100, 200]), {"crossmatch": [], "MMD": []}
+    for r in range(SMOKE["power_reps"]):
+        idx = rng.permutation(len(E))
+        X, Y = E[idx[:100]], np.vstack([E[idx[100:180]], F[rng.choice(len(F), 20, replace=False)]])
+        ref["crossmatch"].append(crossmatch_test(X, Y).p_value)
+        ref["MMD"].append(mmd_permutation_test(X, Y, n_permutations=SMOKE["permutations"], seed=r).p_value)
+    assert got == ref
+
+
 def test_units_name_their_bad_arguments():
     with pytest.raises(ValueError, match="a must be one of"): cm.pairs_unit("english", "fr", 100, True, 2, **LANG)
     with pytest.raises(ValueError, match="comparison must be one of"): cm.models_unit("rotated", "CBOW", "GloVe", 100, 2, 100, **TRAIN)
@@ -98,6 +111,8 @@ def test_units_name_their_bad_arguments():
         cm.models_unit("halves", "CBOW", "GloVe", 100, 2, 300, **TRAIN)
     with pytest.raises(ValueError, match="kind must be one of"): cm.power_unit("tilt", 10, 2, 19)
     with pytest.raises(ValueError, match="reps must be an integer >= 1"): cm.power_unit("shift", 10, 0, 19)
+    with pytest.raises(ValueError, match="share must be in"): cm.word_power_unit(100, 0.0, 2, 19, **LANG)
+    with pytest.raises(ValueError, match="n must be small enough"): cm.word_power_unit(200, 0.1, 2, 19, **LANG)
     with pytest.raises(ValueError, match="n_per_sample must be one of"): scale_units("smoke", n_per_sample=150)
     with pytest.raises(ValueError, match="scale must be one of"): scale_units("huge")
     with pytest.raises(ValueError, match="name must be one of"): cm.trained_model("BERT", 0)
@@ -108,16 +123,18 @@ def test_units_name_their_bad_arguments():
 def test_paper_units_are_declared_whole_tables_first():
     units = chapter_units("crossmatch")
     tables = list(dict.fromkeys(u.table for u in units))
-    assert tables == ["languages/blocks", "languages/pairs", "models/table3", "models/aligned", "models/seeds", "calibration", "power"]
+    assert tables == ["languages/blocks", "languages/pairs", "models/table3", "models/aligned", "models/seeds", "calibration", "power",
+                      "power/words"]
     assert [u.table for u in units] == sorted((u.table for u in units), key=tables.index)
     counts = {t: sum(u.table == t for u in units) for t in tables}
     assert counts == {"languages/blocks": 36 + 9, "languages/pairs": 4 * 18, "models/table3": 3 * 10 + 2 * 4,
                       "models/aligned": 10 + 4, "models/seeds": SETTINGS["paper"]["seed_blocks"], "calibration": 1,
-                      "power": 2 * len(SETTINGS["paper"]["power_sizes"])}
+                      "power": 2 * len(SETTINGS["paper"]["power_sizes"]),
+                      "power/words": len(cm.WORD_SHARES) * len(SETTINGS["paper"]["word_power_sizes"])}
     assert all(SETTINGS[scale]["seed_blocks"] >= (3 if scale != "book" else 1) for scale in SETTINGS)   # book: the run and rerun
     assert all(u.params["seed"] == 0 and u.cost > 0 for u in units)
     assert all(u.params["reps"] == 500 for u in units if u.kind in ("pairs", "models"))      # the paper's repetitions
-    pairs, power = next(u for u in units if u.kind == "pairs"), units[-1]
+    pairs, power = next(u for u in units if u.kind == "pairs"), next(u for u in units if u.kind == "power")
     assert len(unit_versions(pairs)[0]) == 16 and unit_versions(pairs)[1] != unit_versions(power)[1]
     # the other reading of the sample size declares other units where the design differs, never a name twice
     other = scale_units("paper", n_per_sample=200)
