@@ -660,10 +660,10 @@ def word_power_unit(n: int,             # words per sample, >= 2
 
     >>> word_power_unit(100, 1.5, 2, 19, 260, 800)
     Traceback (most recent call last):
-    ValueError: share must be in (0, 1], got 1.5
+    ValueError: share must be a number in (0, 1], got 1.5
     """
     n, reps = check_int(n, "n", low=2), check_int(reps, "reps", low=1)
-    if not 0 < share <= 1: raise ValueError(f"share must be in (0, 1], got {share!r}")
+    share = check_real(share, "share", low=0, high=1, low_open=True)
     E, F = language_pools(language_words(n_words, n_words_tess, seed), "en", "fr", True)
     m = round(share * n)
     if 2 * n - m > len(E) or m > len(F):

@@ -111,7 +111,7 @@ def test_units_name_their_bad_arguments():
         cm.models_unit("halves", "CBOW", "GloVe", 100, 2, 300, **TRAIN)
     with pytest.raises(ValueError, match="kind must be one of"): cm.power_unit("tilt", 10, 2, 19)
     with pytest.raises(ValueError, match="reps must be an integer >= 1"): cm.power_unit("shift", 10, 0, 19)
-    with pytest.raises(ValueError, match="share must be in"): cm.word_power_unit(100, 0.0, 2, 19, **LANG)
+    with pytest.raises(ValueError, match=r"share must be a number in \(0, 1\]"): cm.word_power_unit(100, 0.0, 2, 19, **LANG)
     with pytest.raises(ValueError, match="n must be small enough"): cm.word_power_unit(200, 0.1, 2, 19, **LANG)
     with pytest.raises(ValueError, match="n_per_sample must be one of"): scale_units("smoke", n_per_sample=150)
     with pytest.raises(ValueError, match="scale must be one of"): scale_units("huge")
